@@ -1,0 +1,24 @@
+/** Workspace API tokens (D9). Only a SHA-256 hash of the plain value is stored. */
+import { Schema } from "effect"
+import { ApiTokenId, WorkspaceId } from "./Ids.js"
+import { Ability } from "./Principal.js"
+import { Timestamp } from "./Timestamp.js"
+import { BoundedString } from "./Validation.js"
+
+export class ApiToken extends Schema.Class<ApiToken>("ApiToken")({
+  id: ApiTokenId,
+  workspace_id: WorkspaceId,
+  name: BoundedString(255),
+  abilities: Schema.Array(Ability),
+  expires_at: Schema.NullOr(Timestamp),
+  last_used_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class CreateApiToken extends Schema.Class<CreateApiToken>("CreateApiToken")({
+  workspace_id: WorkspaceId,
+  name: BoundedString(255).pipe(Schema.minLength(1)),
+  abilities: Schema.NonEmptyArray(Ability),
+  expires_at: Schema.optionalWith(Schema.NullOr(Timestamp), { default: () => null })
+}) {}

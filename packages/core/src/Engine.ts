@@ -1,0 +1,22 @@
+/**
+ * The engine's services as one layer. It needs the storage ports (`@support-engine/storage` provides them)
+ * and an `IdGenerator`; `EngineLive` supplies the default generator, tests may supply `IdGenerator.Deterministic`.
+ */
+import { Layer } from "effect"
+import { Events } from "./Events.js"
+import { IdGenerator } from "./IdGenerator.js"
+import { Tokens, Users, Workspaces } from "./Workspaces.js"
+
+/** Every core service. */
+export const EngineServices = Layer.mergeAll(
+  Workspaces.Default,
+  Users.Default,
+  Tokens.Default,
+  Events.Default
+)
+
+/** Every core service with the default id generator. */
+export const EngineLive = EngineServices.pipe(Layer.provideMerge(IdGenerator.Default))
+
+export type EngineService = Layer.Layer.Success<typeof EngineLive>
+export type EnginePorts = Layer.Layer.Context<typeof EngineServices>

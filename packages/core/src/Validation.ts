@@ -1,0 +1,29 @@
+/**
+ * Decoding untyped input (the Promise facade, CLI arguments) into request schemas, with failures in the
+ * field-keyed shape of D13. HttpApi decodes its own requests; the HTTP adapter renders its parse errors
+ * through `fieldErrors` too, so both faces report the same keys and messages.
+ */
+import { Effect, ParseResult, Schema } from "effect"
+import { type FieldErrors, ValidationError } from "./Errors.js"
+
+/** Field errors keyed by dotted request path (`agent_ids.0`); an error at the root goes under `body`. */
+export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
+  const out: Record<string, Array<string>> = {}
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
+    ;(out[key] ??= []).push(issue.message)
+  }
+  return out
+}
+
+/** Decodes `input` with `schema`, failing with a `ValidationError` (D13). Unknown fields are ignored. */
+export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
+  return (input: unknown): Effect.Effect<A, ValidationError> =>
+    Effect.mapError(decode(input), (error) => new ValidationError({ errors: fieldErrors(error) }))
+}
+
+/** A string of at most `max` characters (D33: 65,535 where the contract lists no bound). */
+export const BoundedString = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+export const DEFAULT_MAX_LENGTH = 65_535
+export const Text = BoundedString(DEFAULT_MAX_LENGTH)

@@ -1,0 +1,35 @@
+/** Storage ports for workspaces, users and API tokens; adapters live in `@support-engine/storage`. */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { ApiToken } from "./ApiToken.js"
+import type { PersistenceError } from "./Errors.js"
+import type { AgentId, ApiTokenId, UserId, WorkspaceId } from "./Ids.js"
+import type { User, Workspace } from "./Workspace.js"
+
+export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRepo")<WorkspaceRepo, {
+  readonly insert: (workspace: Workspace) => Effect.Effect<void, PersistenceError>
+  readonly findById: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>, PersistenceError>
+  readonly list: Effect.Effect<ReadonlyArray<Workspace>, PersistenceError>
+  readonly setEmailAgent: (
+    id: WorkspaceId,
+    agentId: AgentId | null,
+    at: DateTime.Utc
+  ) => Effect.Effect<void, PersistenceError>
+}>() {}
+
+export class UserRepo extends Context.Tag("@support-engine/core/UserRepo")<UserRepo, {
+  readonly insert: (user: User) => Effect.Effect<void, PersistenceError>
+  readonly findById: (workspaceId: WorkspaceId, id: UserId) => Effect.Effect<Option.Option<User>, PersistenceError>
+}>() {}
+
+export interface StoredToken {
+  readonly token: ApiToken
+  /** Lowercase hex SHA-256 of the plain token value. */
+  readonly hash: string
+}
+
+export class ApiTokenRepo extends Context.Tag("@support-engine/core/ApiTokenRepo")<ApiTokenRepo, {
+  readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
+  readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
+  readonly delete: (id: ApiTokenId) => Effect.Effect<boolean, PersistenceError>
+  readonly touch: (id: ApiTokenId, at: DateTime.Utc) => Effect.Effect<void, PersistenceError>
+}>() {}

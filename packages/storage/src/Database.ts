@@ -1,0 +1,33 @@
+/**
+ * The database a URL names (D41): `file:<path>` or `file::memory:` selects SQLite (WAL, foreign keys on,
+ * busy timeout); `postgres://` selects PostgreSQL.
+ */
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, Layer } from "effect"
+import { mkdirSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+
+export type DatabaseUrl =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: string }
+
+/** Parses a `SUPPORT_DATABASE_URL` value. */
+export const parseDatabaseUrl = (url: string): DatabaseUrl => {
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return { _tag: "Postgres", url }
+  if (url === "file::memory:" || url === ":memory:") return { _tag: "Sqlite", filename: ":memory:" }
+  if (url.startsWith("file:")) return { _tag: "Sqlite", filename: resolve(url.slice("file:".length)) }
+  return { _tag: "Sqlite", filename: resolve(url) }
+}
+
+/** A SQLite database on one file (or in memory), with the pragmas every connection needs. */
+export const sqliteLayer = (filename: string): Layer.Layer<SqlClient.SqlClient> => {
+  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+  const pragmas = Layer.effectDiscard(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`PRAGMA foreign_keys = ON`
+    yield* sql`PRAGMA busy_timeout = 5000`
+    yield* sql`PRAGMA synchronous = NORMAL`
+  })).pipe(Layer.orDie)
+  return Layer.provideMerge(pragmas, SqliteClient.layer({ filename }).pipe(Layer.orDie))
+}

@@ -1,0 +1,56 @@
+/**
+ * Every repository port on one SQL client, migrated on start. This is the layer a host provides under the
+ * core services: `StorageLive(url)` for a URL, or `layerFromClient` over a client it already has.
+ */
+import type { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import type { Outbox } from "@support-engine/core/Outbox"
+import type { Transactor } from "@support-engine/core/Transactor"
+import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
+import { Effect, Layer, Redacted } from "effect"
+import { Counters } from "./Counters.js"
+import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
+import { migrate } from "./Migrations.js"
+import { SqlOutboxLive } from "./SqlOutbox.js"
+import { SqlTransactorLive } from "./SqlTransactor.js"
+import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
+
+/** Every port `storage` implements. */
+export type StoragePorts =
+  | Transactor
+  | Outbox
+  | WorkspaceRepo
+  | UserRepo
+  | ApiTokenRepo
+
+/** The repositories over whatever `SqlClient` is in context. */
+export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
+  SqlTransactorLive,
+  SqlOutboxLive,
+  SqlWorkspaceRepoLive,
+  SqlUserRepoLive,
+  SqlApiTokenRepoLive
+).pipe(Layer.provide(Counters.Default))
+
+/** Runs pending migrations when the layer is built. */
+export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
+  migrate.pipe(Effect.withSpan("Storage.migrate"))
+).pipe(Layer.orDie)
+
+/** The SQL client a database URL names (D41). */
+export const clientLayer = (url: string): Layer.Layer<SqlClient.SqlClient> => {
+  const parsed = parseDatabaseUrl(url)
+  return parsed._tag === "Sqlite"
+    ? sqliteLayer(parsed.filename)
+    : PgClient.layer({ url: Redacted.make(parsed.url) }).pipe(Layer.orDie)
+}
+
+/** Repositories on an existing client, migrated first. */
+export const layerFromClient: Layer.Layer<StoragePorts | SqlClient.SqlClient, never, SqlClient.SqlClient> = Layer
+  .provideMerge(Repositories, Migrated).pipe(
+    Layer.provideMerge(Layer.effectContext(Effect.context<SqlClient.SqlClient>()))
+  )
+
+/** Storage for a database URL: client, migrations, repositories. */
+export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient> =>
+  layerFromClient.pipe(Layer.provide(clientLayer(url)))

@@ -1,0 +1,6 @@
+export * from "./Columns.js"
+export * from "./Counters.js"
+export * from "./Database.js"
+export * from "./Migrations.js"
+export * from "./SqlErrors.js"
+export * from "./Storage.js"

@@ -1,0 +1,50 @@
+/**
+ * What every conformance suite runs on: the core engine over one storage adapter. A suite is a function of
+ * an `Adapter`, so SQLite and PostgreSQL run the very same tests.
+ */
+import type { SqlClient } from "@effect/sql"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { EngineLive, type EngineService } from "@support-engine/core/Engine"
+import { type Ability, Actor, Principal, type PrincipalShape } from "@support-engine/core/Principal"
+import { CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
+import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
+import type { StoragePorts } from "@support-engine/storage/Storage"
+import { Effect, Layer } from "effect"
+
+export interface Adapter {
+  readonly name: string
+  /** A fresh storage layer over the adapter's test database (already migrated when built). */
+  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient>
+}
+
+export type TestEngine = EngineService | StoragePorts | SqlClient.SqlClient
+
+/** The engine on the adapter's storage. */
+export const engineLayer = (adapter: Adapter): Layer.Layer<TestEngine> =>
+  EngineLive.pipe(Layer.provideMerge(adapter.storage()))
+
+/**
+ * A new workspace and a principal of it with the given abilities (write by default). The principal stands for
+ * a token of the workspace; its abilities are set here directly so a test can also model a token with none.
+ */
+export const makeWorkspace = (
+  abilities: ReadonlyArray<Ability> = ["external-api:write"],
+  name = "Acme"
+): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, TestEngine> =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name }))
+    const { token } = yield* (yield* Tokens).create(
+      new CreateApiToken({ workspace_id: workspace.id, name: "test", abilities: ["external-api:read"] })
+    )
+    const principal: PrincipalShape = {
+      workspaceId: workspace.id,
+      organizationId: workspace.organization_id,
+      abilities,
+      actor: Actor.apiToken(token.id)
+    }
+    return { workspace, principal }
+  }).pipe(Effect.orDie)
+
+/** Runs `self` as `principal`. */
+export const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.provideService(self, Principal, principal)

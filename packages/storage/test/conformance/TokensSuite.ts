@@ -1,0 +1,107 @@
+import { assert, describe, it } from "@effect/vitest"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { Events, ListEvents } from "@support-engine/core/Events"
+import { Tokens } from "@support-engine/core/Workspaces"
+import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
+import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+
+/** D9, D10: token issuing, authentication, expiry, revocation; abilities on the event log (D45). */
+export const tokensSuite = (adapter: Adapter) =>
+  describe(`Tokens (${adapter.name})`, () => {
+    const provide = Effect.provide(engineLayer(adapter))
+
+    it.effect("issues a token of the form <id>|<40 url-safe chars> that authenticates to its workspace (D9)", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "ci", abilities: ["external-api:read"] })
+        )
+        const plain = Redacted.value(issued.plain)
+        assert.match(plain, /^[0-9a-f-]{36}\|[A-Za-z0-9_-]{40}$/)
+        assert.strictEqual(plain.split("|")[0], issued.token.id)
+        const principal = yield* tokens.authenticate(issued.plain)
+        assert.strictEqual(principal.workspaceId, workspace.id)
+        assert.deepStrictEqual(principal.abilities, ["external-api:read"])
+        assert.deepStrictEqual(principal.actor.type, "api_token")
+      }).pipe(provide))
+
+    it.effect("refuses unknown, malformed and tampered values alike (D9)", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "ci", abilities: ["external-api:write"] })
+        )
+        const plain = Redacted.value(issued.plain)
+        const tampered = plain.slice(0, -1) + (plain.endsWith("A") ? "B" : "A")
+        for (const value of ["", "nonsense", `${issued.token.id}|`, tampered, `x${plain}`]) {
+          const error = yield* Effect.flip(tokens.authenticate(Redacted.make(value)))
+          assert.strictEqual(error._tag, "Unauthenticated")
+          assert.strictEqual(error.message, "Unauthenticated.")
+        }
+      }).pipe(provide))
+
+    it.effect("a token stops working when it expires, under TestClock (D9)", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const expiresAt = DateTime.add(yield* DateTime.now, { hours: 1 })
+        const issued = yield* tokens.create(
+          new CreateApiToken({
+            workspace_id: workspace.id,
+            name: "ci",
+            abilities: ["external-api:read"],
+            expires_at: expiresAt
+          })
+        )
+        yield* tokens.authenticate(issued.plain)
+        yield* TestClock.adjust(Duration.minutes(59))
+        yield* tokens.authenticate(issued.plain)
+        yield* TestClock.adjust(Duration.minutes(1))
+        const error = yield* Effect.flip(tokens.authenticate(issued.plain))
+        assert.strictEqual(error._tag, "Unauthenticated")
+      }).pipe(provide))
+
+    it.effect("an expiry in the past is a validation error on expires_at", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        yield* TestClock.adjust(Duration.hours(2))
+        const error = yield* Effect.flip((yield* Tokens).create(
+          new CreateApiToken({
+            workspace_id: workspace.id,
+            name: "ci",
+            abilities: ["external-api:read"],
+            expires_at: DateTime.unsafeMake(0)
+          })
+        ))
+        assert.strictEqual(error._tag, "ValidationError")
+        assert.deepStrictEqual(error._tag === "ValidationError" && Object.keys(error.errors), ["expires_at"])
+      }).pipe(provide))
+
+    it.effect("a revoked token is invalid (D9)", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "ci", abilities: ["external-api:read"] })
+        )
+        yield* tokens.revoke(issued.token.id)
+        const error = yield* Effect.flip(tokens.authenticate(issued.plain))
+        assert.strictEqual(error._tag, "Unauthenticated")
+        const again = yield* Effect.flip(tokens.revoke(issued.token.id))
+        assert.strictEqual(again._tag, "NotFound")
+      }).pipe(provide))
+
+    it.effect("the event log needs read; a read token may list it (D10, D45)", () =>
+      Effect.gen(function*() {
+        const events = yield* Events
+        const read = yield* makeWorkspace(["external-api:read"])
+        const page = yield* events.list(new ListEvents({})).pipe(as(read.principal))
+        assert.strictEqual(page.meta.total, 0)
+        const none = yield* makeWorkspace([])
+        const error = yield* Effect.flip(events.list(new ListEvents({})).pipe(as(none.principal)))
+        assert.strictEqual(error._tag, "InsufficientAbility")
+        assert.strictEqual(error.message, "This token lacks the external-api:read ability.")
+      }).pipe(provide))
+  })

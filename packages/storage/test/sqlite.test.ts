@@ -1,0 +1,18 @@
+/** The conformance suite on SQLite: a real database file per run, in a temporary directory. */
+import { afterAll } from "@effect/vitest"
+import { StorageLive } from "@support-engine/storage/Storage"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { Adapter } from "./conformance/Harness.js"
+import { tokensSuite } from "./conformance/TokensSuite.js"
+
+const dir = mkdtempSync(join(tmpdir(), "support-engine-sqlite-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const adapter: Adapter = {
+  name: "sqlite",
+  storage: () => StorageLive(`file:${join(dir, "support.db")}`)
+}
+
+tokensSuite(adapter)

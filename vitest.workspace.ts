@@ -1,0 +1,1 @@
+export default ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"]
