@@ -3,6 +3,7 @@
  * and an `IdGenerator`; `EngineLive` supplies the default generator, tests may supply `IdGenerator.Deterministic`.
  */
 import { Layer } from "effect"
+import { Companies } from "./Companies.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
@@ -12,7 +13,8 @@ export const EngineServices = Layer.mergeAll(
   Workspaces.Default,
   Users.Default,
   Tokens.Default,
-  Events.Default
+  Events.Default,
+  Companies.Default
 )
 
 /** Every core service with the default id generator. */

@@ -27,3 +27,22 @@ export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {
 export const BoundedString = (max: number) => Schema.String.pipe(Schema.maxLength(max))
 export const DEFAULT_MAX_LENGTH = 65_535
 export const Text = BoundedString(DEFAULT_MAX_LENGTH)
+
+/** An absolute http(s) URL of at most 2,048 characters. */
+export const HttpUrl = Schema.String.pipe(
+  Schema.maxLength(2048),
+  Schema.filter((s) => {
+    try {
+      const url = new URL(s)
+      return url.protocol === "http:" || url.protocol === "https:" || "must be an absolute http(s) URL"
+    } catch {
+      return "must be an absolute http(s) URL"
+    }
+  })
+)
+
+/** An email address (the shape check every mail client agrees on; deliverability is not checked). */
+export const Email = Schema.String.pipe(
+  Schema.maxLength(255),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be a valid email address" })
+)

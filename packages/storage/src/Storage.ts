@@ -4,6 +4,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import type { Outbox } from "@support-engine/core/Outbox"
 import type { Transactor } from "@support-engine/core/Transactor"
 import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
@@ -11,6 +12,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { Counters } from "./Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
 import { migrate } from "./Migrations.js"
+import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
 import { SqlTransactorLive } from "./SqlTransactor.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
@@ -22,6 +24,7 @@ export type StoragePorts =
   | WorkspaceRepo
   | UserRepo
   | ApiTokenRepo
+  | CompanyRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -29,7 +32,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlOutboxLive,
   SqlWorkspaceRepoLive,
   SqlUserRepoLive,
-  SqlApiTokenRepoLive
+  SqlApiTokenRepoLive,
+  SqlCompanyRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

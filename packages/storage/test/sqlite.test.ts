@@ -4,6 +4,7 @@ import { StorageLive } from "@support-engine/storage/Storage"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { companiesSuite } from "./conformance/CompaniesSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 
@@ -16,3 +17,4 @@ const adapter: Adapter = {
 }
 
 tokensSuite(adapter)
+companiesSuite(adapter)
