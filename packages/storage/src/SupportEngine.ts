@@ -1,0 +1,42 @@
+/**
+ * The embedded engine in one call (D3): core services on the storage a URL names, as a layer for Effect hosts
+ * and as a Promise API for plain TypeScript hosts.
+ */
+import { EngineLive, type EngineService } from "@support-engine/core/Engine"
+import { makeSupportEngine, type SupportEngine } from "@support-engine/core/Facade"
+import { Layer } from "effect"
+import { StorageLive, type StoragePorts } from "./Storage.js"
+
+export interface SupportEngineOptions {
+  /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…` (D41). */
+  readonly databaseUrl?: string
+  /**
+   * Background work to run beside the engine for as long as it lives (for example the webhook dispatcher
+   * from `@support-engine/webhooks`).
+   */
+  readonly background?: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
+}
+
+export const DEFAULT_DATABASE_URL = "file:./data/support.db"
+
+/** Core services over storage for `databaseUrl`, plus any background layers. */
+export const engineLayer = (options: SupportEngineOptions = {}): Layer.Layer<EngineService | StoragePorts> => {
+  const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
+  const background = options.background ?? []
+  return background.length === 0
+    ? engine
+    : Layer.provideMerge(Layer.mergeAll(background[0]!, ...background.slice(1)), engine)
+}
+
+/**
+ * The Promise facade (D3b). Call `dispose()` when done: it closes the database and stops background fibers.
+ *
+ * @example
+ * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })
+ * const workspace = await engine.workspaces.create({ name: "Acme" })
+ * const api = await engine.workspace(workspace.id)
+ * await api.companies.create({ name: "Globex" })
+ * await engine.dispose()
+ */
+export const createSupportEngine = (options: SupportEngineOptions = {}): SupportEngine =>
+  makeSupportEngine(engineLayer(options))

@@ -1,0 +1,69 @@
+/** The Promise facade (D3b): same rules and errors as the Effect services, JSON out, tagged errors thrown. */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { createSupportEngine } from "@support-engine/storage/SupportEngine"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const dir = mkdtempSync(join(tmpdir(), "support-engine-facade-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe("createSupportEngine", () => {
+  it("provisions, authenticates a token and returns JSON with D6 timestamps", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "a.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const issued = await engine.tokens.create({
+        workspace_id: workspace.id,
+        name: "host",
+        abilities: ["external-api:read"]
+      })
+      assert.match(issued.token, /^[0-9a-f-]{36}\|[A-Za-z0-9_-]{40}$/)
+      const reader = await engine.withToken(issued.token)
+      const writer = await engine.workspace(workspace.id)
+      const company = await writer.companies.create({ name: "Globex" })
+      assert.match(company.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/)
+      assert.deepStrictEqual(await reader.companies.get(company.id), company)
+      const listed = await reader.companies.list({ per_page: 1 })
+      assert.deepStrictEqual(listed.data, [company])
+      assert.strictEqual(listed.meta.total, 1)
+    } finally {
+      await engine.dispose()
+    }
+  })
+
+  it("rejects with the typed errors of the contract", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const issued = await engine.tokens.create({
+        workspace_id: workspace.id,
+        name: "host",
+        abilities: ["external-api:read"]
+      })
+      const reader = await engine.withToken(issued.token)
+      const denied = await reader.companies.create({ name: "X" }).then(() => null, (e: unknown) => e)
+      assert.deepInclude(denied, { _tag: "InsufficientAbility", status: 403, code: "INSUFFICIENT_TOKEN_ABILITY" })
+
+      const writer = await engine.workspace(workspace.id)
+      const invalid = await writer.companies.create({ name: "x".repeat(256) }).then(() => null, (e: unknown) => e)
+      assert.deepInclude(invalid, { _tag: "ValidationError", status: 422 })
+      assert.deepStrictEqual(Object.keys((invalid as { errors: object }).errors), ["name"])
+
+      const badId = await writer.companies.get("not-a-uuid").then(() => null, (e: unknown) => e)
+      assert.deepStrictEqual(Object.keys((badId as { errors: object }).errors), ["id"])
+
+      const missing = await writer.companies.get("00000000-0000-7000-8000-000000000000").then(
+        () => null,
+        (e: unknown) => e
+      )
+      assert.deepInclude(missing, { _tag: "NotFound", status: 404, code: "RESOURCE_NOT_FOUND" })
+
+      await engine.tokens.revoke(issued.token.split("|")[0])
+      const revoked = await engine.withToken(issued.token).then(() => null, (e: unknown) => e)
+      assert.deepInclude(revoked, { _tag: "Unauthenticated", status: 401, message: "Unauthenticated." })
+    } finally {
+      await engine.dispose()
+    }
+  })
+})
