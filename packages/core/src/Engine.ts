@@ -4,6 +4,7 @@
  */
 import { Layer } from "effect"
 import { Companies } from "./Companies.js"
+import { Customers } from "./Customers.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
@@ -14,7 +15,8 @@ export const EngineServices = Layer.mergeAll(
   Users.Default,
   Tokens.Default,
   Events.Default,
-  Companies.Default
+  Companies.Default,
+  Customers.Default
 )
 
 /** Every core service with the default id generator. */

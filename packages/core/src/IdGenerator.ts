@@ -22,33 +22,56 @@ export const uuidV7 = (millis: number, random: Uint8Array): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
+/**
+ * UUIDv7 with RFC 9562's monotonic method: within one millisecond the random field of the previous id is
+ * incremented, so ids from one generator strictly increase and events of the same millisecond keep their order.
+ */
+const monotonic = (random: (size: number) => Effect.Effect<Uint8Array>): Effect.Effect<string> => {
+  let lastMillis = -1
+  const last = new Uint8Array(10)
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (now > lastMillis) {
+      return Effect.map(random(10), (bytes) => {
+        lastMillis = now
+        last.set(bytes)
+        last[0] = last[0]! & 0x0f // headroom: the increment below never overflows into the version bits
+        return uuidV7(lastMillis, last)
+      })
+    }
+    return Effect.sync(() => {
+      for (let i = 9; i >= 0; i--) {
+        if (i === 2) continue // byte 8 of the UUID holds the variant; skip it in the carry chain
+        last[i] = (last[i]! + 1) & 0xff
+        if (last[i] !== 0) break
+      }
+      return uuidV7(lastMillis, last)
+    })
+  })
+}
+
+const cryptoBytes = (size: number) => Effect.sync(() => new Uint8Array(randomBytes(size)))
+
+const prngBytes = (size: number) =>
+  Effect.gen(function*() {
+    const bytes = new Uint8Array(size)
+    for (let i = 0; i < size; i++) bytes[i] = yield* Random.nextIntBetween(0, 256)
+    return bytes
+  })
+
 export class IdGenerator extends Effect.Service<IdGenerator>()("@support-engine/core/IdGenerator", {
-  succeed: {
-    /** A new UUIDv7 whose time part comes from Effect's `Clock`. */
-    uuid: Effect.map(Clock.currentTimeMillis, (ms) => uuidV7(ms, randomBytes(10))),
+  sync: () => ({
+    /** A new UUIDv7 whose time part comes from Effect's `Clock`; increasing within this generator. */
+    uuid: monotonic(cryptoBytes),
     /** Cryptographically random bytes, for token values and webhook secrets. */
-    secret: (size: number) => Effect.sync(() => new Uint8Array(randomBytes(size)))
-  }
+    secret: cryptoBytes
+  })
 }) {
   /**
    * Ids and secrets drawn from Effect's `Random` (seedable with `TestRandom`): for tests and simulations only,
    * since a PRNG is no source for real secrets.
    */
-  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.succeed(
+  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.sync(
     IdGenerator,
-    IdGenerator.make({
-      uuid: Effect.gen(function*() {
-        const ms = yield* Clock.currentTimeMillis
-        const random = new Uint8Array(10)
-        for (let i = 0; i < 10; i++) random[i] = yield* Random.nextIntBetween(0, 256)
-        return uuidV7(ms, random)
-      }),
-      secret: (size) =>
-        Effect.gen(function*() {
-          const bytes = new Uint8Array(size)
-          for (let i = 0; i < size; i++) bytes[i] = yield* Random.nextIntBetween(0, 256)
-          return bytes
-        })
-    })
+    () => IdGenerator.make({ uuid: monotonic(prngBytes), secret: prngBytes })
   )
 }

@@ -5,6 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
+import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import type { Outbox } from "@support-engine/core/Outbox"
 import type { Transactor } from "@support-engine/core/Transactor"
 import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
@@ -13,6 +14,7 @@ import { Counters } from "./Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
 import { migrate } from "./Migrations.js"
 import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
+import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
 import { SqlTransactorLive } from "./SqlTransactor.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
@@ -25,6 +27,7 @@ export type StoragePorts =
   | UserRepo
   | ApiTokenRepo
   | CompanyRepo
+  | CustomerRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -33,7 +36,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlWorkspaceRepoLive,
   SqlUserRepoLive,
   SqlApiTokenRepoLive,
-  SqlCompanyRepoLive
+  SqlCompanyRepoLive,
+  SqlCustomerRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

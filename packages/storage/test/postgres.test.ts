@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { StorageLive } from "@support-engine/storage/Storage"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
+import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
@@ -28,4 +29,5 @@ if (adminUrl === undefined) {
 
   tokensSuite(adapter)
   companiesSuite(adapter)
+  customersSuite(adapter)
 }

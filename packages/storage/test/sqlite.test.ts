@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
+import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 
@@ -18,3 +19,4 @@ const adapter: Adapter = {
 
 tokensSuite(adapter)
 companiesSuite(adapter)
+customersSuite(adapter)

@@ -1,0 +1,36 @@
+import { assert, describe, it } from "@effect/vitest"
+import { IdGenerator, uuidV7 } from "@support-engine/core/IdGenerator"
+import { Duration, Effect, Schema, TestClock } from "effect"
+
+const isUuid = Schema.is(Schema.UUID)
+
+describe("IdGenerator (D4, D5)", () => {
+  it("uuidV7 puts the milliseconds first, version 7 and variant 10", () => {
+    const id = uuidV7(0x0190_1234_5678, new Uint8Array(10).fill(0xff))
+    assert.strictEqual(id, "01901234-5678-7fff-bfff-ffffffffffff")
+  })
+
+  it.effect("ids strictly increase within one millisecond and across milliseconds (monotonic UUIDv7)", () =>
+    Effect.gen(function*() {
+      const ids = yield* IdGenerator
+      const made: Array<string> = []
+      for (let i = 0; i < 500; i++) {
+        made.push(yield* ids.uuid)
+        if (i % 100 === 99) yield* TestClock.adjust(Duration.millis(1))
+      }
+      for (const id of made) assert.isTrue(isUuid(id), id)
+      assert.deepStrictEqual([...made].sort(), made)
+      assert.strictEqual(new Set(made).size, made.length)
+      assert.isTrue(made[0]!.startsWith("00000000-0000-7"))
+      assert.isTrue(made[499]!.startsWith("00000000-0004-7"))
+    }).pipe(Effect.provide(IdGenerator.Default)))
+
+  it.effect("the deterministic generator follows TestRandom and TestClock", () =>
+    Effect.gen(function*() {
+      const ids = yield* IdGenerator
+      const a = yield* ids.uuid
+      const b = yield* ids.uuid
+      assert.isTrue(a < b)
+      assert.strictEqual((yield* ids.secret(32)).length, 32)
+    }).pipe(Effect.provide(IdGenerator.Deterministic)))
+})
