@@ -3,6 +3,7 @@
  * and an `IdGenerator`; `EngineLive` supplies the default generator, tests may supply `IdGenerator.Deterministic`.
  */
 import { Layer } from "effect"
+import { Agents } from "./Agents.js"
 import { Companies } from "./Companies.js"
 import { Customers } from "./Customers.js"
 import { Events } from "./Events.js"
@@ -16,7 +17,8 @@ export const EngineServices = Layer.mergeAll(
   Tokens.Default,
   Events.Default,
   Companies.Default,
-  Customers.Default
+  Customers.Default,
+  Agents.Default
 )
 
 /** Every core service with the default id generator. */

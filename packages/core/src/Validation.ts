@@ -6,12 +6,35 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { type FieldErrors, ValidationError } from "./Errors.js"
 
+const EXPECTED = /^Expected (.+), actual (.+)$/s
+
+/**
+ * One message list per field from a union's leaf issues: the `undefined` member every optional field carries is
+ * noise to a JSON client, and "Expected a" + "Expected b" for the same value read better as "Expected a | b".
+ */
+const tidy = (messages: ReadonlyArray<string>): Array<string> => {
+  const relevant = messages.filter((m) => !m.startsWith("Expected undefined, actual"))
+  const expected = relevant.map((m) => EXPECTED.exec(m)).filter((m) => m !== null)
+  const others = relevant.filter((m) => !EXPECTED.test(m))
+  if (expected.length < 2) return relevant
+  const actual = expected[0]![2]!
+  return [...others, `Expected ${[...new Set(expected.map((m) => m[1]!))].join(" | ")}, actual ${actual}`]
+}
+
 /** Field errors keyed by dotted request path (`agent_ids.0`); an error at the root goes under `body`. */
 export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
-  const out: Record<string, Array<string>> = {}
+  const raw: Record<string, Array<string>> = {}
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-    ;(out[key] ??= []).push(issue.message)
+    ;(raw[key] ??= []).push(issue.message)
+  }
+  const keys = Object.keys(raw)
+  const out: Record<string, Array<string>> = {}
+  for (const key of keys) {
+    const messages = tidy(raw[key]!)
+    // A container whose only complaint was the optional-undefined member: its children carry the real errors.
+    if (messages.length === 0 && keys.some((k) => k.startsWith(`${key}.`))) continue
+    out[key] = messages.length === 0 ? raw[key]! : messages
   }
   return out
 }

@@ -1,3 +1,6 @@
+export * from "./Agent.js"
+export * from "./AgentRepo.js"
+export * from "./Agents.js"
 export * from "./ApiToken.js"
 export * from "./Companies.js"
 export * from "./Company.js"

@@ -4,6 +4,7 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import type { AgentRepo } from "@support-engine/core/AgentRepo"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import type { Outbox } from "@support-engine/core/Outbox"
@@ -13,6 +14,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { Counters } from "./Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
 import { migrate } from "./Migrations.js"
+import { SqlAgentRepoLive } from "./SqlAgentRepo.js"
 import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
 import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
@@ -28,6 +30,7 @@ export type StoragePorts =
   | ApiTokenRepo
   | CompanyRepo
   | CustomerRepo
+  | AgentRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -37,7 +40,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlUserRepoLive,
   SqlApiTokenRepoLive,
   SqlCompanyRepoLive,
-  SqlCustomerRepoLive
+  SqlCustomerRepoLive,
+  SqlAgentRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

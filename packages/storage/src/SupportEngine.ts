@@ -4,7 +4,7 @@
  */
 import { EngineLive, type EngineService } from "@support-engine/core/Engine"
 import { makeSupportEngine, type SupportEngine } from "@support-engine/core/Facade"
-import { Layer } from "effect"
+import { type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
 export interface SupportEngineOptions {
@@ -20,7 +20,10 @@ export interface SupportEngineOptions {
 export const DEFAULT_DATABASE_URL = "file:./data/support.db"
 
 /** Core services over storage for `databaseUrl`, plus any background layers. */
-export const engineLayer = (options: SupportEngineOptions = {}): Layer.Layer<EngineService | StoragePorts> => {
+/** Fails to build only when configuration (D41) is invalid. */
+export const engineLayer = (
+  options: SupportEngineOptions = {}
+): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
   const background = options.background ?? []
   return background.length === 0

@@ -1,6 +1,7 @@
 /** The conformance suite on PostgreSQL (D43): a fresh database per run on a real server, dropped afterwards. */
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { StorageLive } from "@support-engine/storage/Storage"
+import { agentsSuite } from "./conformance/AgentsSuite.js"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
@@ -30,4 +31,5 @@ if (adminUrl === undefined) {
   tokensSuite(adapter)
   companiesSuite(adapter)
   customersSuite(adapter)
+  agentsSuite(adapter)
 }

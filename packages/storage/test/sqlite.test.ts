@@ -4,6 +4,7 @@ import { StorageLive } from "@support-engine/storage/Storage"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { agentsSuite } from "./conformance/AgentsSuite.js"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
@@ -20,3 +21,4 @@ const adapter: Adapter = {
 tokensSuite(adapter)
 companiesSuite(adapter)
 customersSuite(adapter)
+agentsSuite(adapter)

@@ -21,7 +21,7 @@ export type TestEngine = EngineService | StoragePorts | SqlClient.SqlClient
 
 /** The engine on the adapter's storage; built per test, so a suite may be declared before its database exists. */
 export const engineLayer = (adapter: Adapter): Layer.Layer<TestEngine> =>
-  EngineLive.pipe(Layer.provideMerge(Layer.suspend(() => adapter.storage())))
+  EngineLive.pipe(Layer.provideMerge(Layer.suspend(() => adapter.storage())), Layer.orDie)
 
 /**
  * A new workspace and a principal of it with the given abilities (write by default). The principal stands for

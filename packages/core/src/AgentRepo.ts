@@ -1,0 +1,25 @@
+/** Storage port for agents. Every method is scoped by workspace (D11). */
+import { Context, type Effect, type Option } from "effect"
+import type { Agent } from "./Agent.js"
+import type { PersistenceError } from "./Errors.js"
+import type { AgentId, WorkspaceId } from "./Ids.js"
+import type { Slice, SliceRequest } from "./Repository.js"
+
+export class AgentRepo extends Context.Tag("@support-engine/core/AgentRepo")<AgentRepo, {
+  readonly insert: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError>
+  readonly update: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError>
+  readonly findById: (workspaceId: WorkspaceId, id: AgentId) => Effect.Effect<Option.Option<Agent>, PersistenceError>
+  /** The subset of `ids` that are agents of the workspace. */
+  readonly findIds: (
+    workspaceId: WorkspaceId,
+    ids: ReadonlyArray<AgentId>
+  ) => Effect.Effect<ReadonlyArray<AgentId>, PersistenceError>
+  /** Slugs of the workspace that are `base` or start with `base-`, to pick the next free one. */
+  readonly slugsLike: (workspaceId: WorkspaceId, base: string) => Effect.Effect<ReadonlyArray<string>, PersistenceError>
+  readonly delete: (workspaceId: WorkspaceId, id: AgentId) => Effect.Effect<boolean, PersistenceError>
+  readonly list: (
+    workspaceId: WorkspaceId,
+    filter: { readonly is_active?: boolean | undefined },
+    slice: SliceRequest
+  ) => Effect.Effect<Slice<Agent>, PersistenceError>
+}>() {}
