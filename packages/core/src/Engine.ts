@@ -5,9 +5,11 @@
 import { Layer } from "effect"
 import { Agents } from "./Agents.js"
 import { Companies } from "./Companies.js"
+import { Conversations } from "./Conversations.js"
 import { Customers } from "./Customers.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
+import { Messages } from "./Messages.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
 
 /** Every core service. */
@@ -18,7 +20,9 @@ export const EngineServices = Layer.mergeAll(
   Events.Default,
   Companies.Default,
   Customers.Default,
-  Agents.Default
+  Agents.Default,
+  Conversations.Default,
+  Messages.Default
 )
 
 /** Every core service with the default id generator. */

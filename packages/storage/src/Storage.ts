@@ -6,6 +6,7 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import type { AgentRepo } from "@support-engine/core/AgentRepo"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
+import type { ConversationRepo, MessageRepo } from "@support-engine/core/ConversationRepo"
 import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import type { Outbox } from "@support-engine/core/Outbox"
 import type { Transactor } from "@support-engine/core/Transactor"
@@ -16,6 +17,7 @@ import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
 import { migrate } from "./Migrations.js"
 import { SqlAgentRepoLive } from "./SqlAgentRepo.js"
 import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
+import { SqlConversationRepoLive } from "./SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
 import { SqlTransactorLive } from "./SqlTransactor.js"
@@ -31,6 +33,8 @@ export type StoragePorts =
   | CompanyRepo
   | CustomerRepo
   | AgentRepo
+  | ConversationRepo
+  | MessageRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -41,7 +45,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlApiTokenRepoLive,
   SqlCompanyRepoLive,
   SqlCustomerRepoLive,
-  SqlAgentRepoLive
+  SqlAgentRepoLive,
+  SqlConversationRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { StorageLive } from "@support-engine/storage/Storage"
 import { agentsSuite } from "./conformance/AgentsSuite.js"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
+import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
+import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
 
@@ -32,4 +34,6 @@ if (adminUrl === undefined) {
   companiesSuite(adapter)
   customersSuite(adapter)
   agentsSuite(adapter)
+  conversationsSuite(adapter)
+  messagesSuite(adapter)
 }

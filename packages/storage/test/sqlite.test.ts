@@ -6,8 +6,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { agentsSuite } from "./conformance/AgentsSuite.js"
 import { companiesSuite } from "./conformance/CompaniesSuite.js"
+import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
+import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-sqlite-"))
@@ -22,3 +24,5 @@ tokensSuite(adapter)
 companiesSuite(adapter)
 customersSuite(adapter)
 agentsSuite(adapter)
+conversationsSuite(adapter)
+messagesSuite(adapter)
