@@ -4,15 +4,24 @@
  * same `ValidationError`), outputs are the JSON the HTTP API returns, and a failure rejects with the tagged
  * error itself (`error._tag`, `error.status`, `error.code`, `error.message`).
  */
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { Cause, type Context, Effect, Exit, type Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { Agent, CreateAgent, ListAgents, UpdateAgent } from "./Agent.js"
+import { Agents } from "./Agents.js"
 import { ApiToken, CreateApiToken } from "./ApiToken.js"
 import { Companies } from "./Companies.js"
 import { Company, CreateCompany, ListCompanies, UpdateCompany } from "./Company.js"
+import { Conversation, CreateConversation, ListConversations, UpdateConversation } from "./Conversation.js"
+import { Conversations } from "./Conversations.js"
+import { CreateCustomer, Customer, ListCustomers, UpdateCustomer } from "./Customer.js"
+import { Customers } from "./Customers.js"
 import type { EngineService } from "./Engine.js"
+import type { EngineError } from "./Errors.js"
 import { Event } from "./Event.js"
 import { Events, ListEvents } from "./Events.js"
-import { ApiTokenId, CompanyId, WorkspaceId } from "./Ids.js"
-import { PageMeta } from "./Pagination.js"
+import { AgentId, ApiTokenId, CompanyId, ConversationId, CustomerId, MessageId, WorkspaceId } from "./Ids.js"
+import { CreateMessage, ListMessages, Message } from "./Message.js"
+import { Messages } from "./Messages.js"
+import { type Page, PageMeta } from "./Pagination.js"
 import { type Ability, Actor, Principal, type PrincipalShape } from "./Principal.js"
 import { decodeRequest } from "./Validation.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
@@ -37,42 +46,117 @@ const decodeId = <A>(schema: Schema.Schema<A, string>) => {
   return (id: unknown) => Effect.map(decode({ id }), (r) => r.id)
 }
 
-/** The workspace-scoped API, every call made as `principal`. */
-const workspaceApi = (principal: PrincipalShape) => {
-  const as = Effect.provideService(Principal, principal)
-  const companyId = decodeId(CompanyId)
+/** The shape every CRUD service shares (create, get, update, delete, list). */
+interface CrudService<Id, M, C, U, L> {
+  readonly create: (input: C) => Effect.Effect<M, EngineError, Principal>
+  readonly get: (id: Id) => Effect.Effect<M, EngineError, Principal>
+  readonly update: (id: Id, input: U) => Effect.Effect<M, EngineError, Principal>
+  readonly delete: (id: Id) => Effect.Effect<void, EngineError, Principal>
+  readonly list: (query: L) => Effect.Effect<Page<M>, EngineError, Principal>
+}
+
+/** JSON in, JSON out over a CRUD service, decoding and encoding with the schemas HTTP uses. */
+const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L, LI>(
+  service: Context.Tag<S, S>,
+  schemas: {
+    readonly id: Schema.Schema<Id, string>
+    readonly model: Schema.Schema<M, MI>
+    readonly create: Schema.Schema<C, CI>
+    readonly update: Schema.Schema<U, UI>
+    readonly list: Schema.Schema<L, LI>
+  }
+) => {
+  const id = decodeId(schemas.id)
+  const model = encode(schemas.model)
+  const decodeCreate = decodeRequest(schemas.create)
+  const decodeUpdate = decodeRequest(schemas.update)
+  const decodeList = decodeRequest(schemas.list)
+  const encodePage = encode(page(schemas.model))
   return {
-    principal,
-    companies: {
-      create: (input: unknown) =>
-        Effect.gen(function*() {
-          return yield* (yield* Companies).create(yield* decodeRequest(CreateCompany)(input))
-        }).pipe(Effect.flatMap(encode(Company)), as),
-      get: (id: unknown) =>
-        Effect.gen(function*() {
-          return yield* (yield* Companies).get(yield* companyId(id))
-        }).pipe(Effect.flatMap(encode(Company)), as),
-      update: (id: unknown, input: unknown) =>
-        Effect.gen(function*() {
-          return yield* (yield* Companies).update(yield* companyId(id), yield* decodeRequest(UpdateCompany)(input))
-        }).pipe(Effect.flatMap(encode(Company)), as),
-      delete: (id: unknown) =>
-        Effect.gen(function*() {
-          return yield* (yield* Companies).delete(yield* companyId(id))
-        }).pipe(as),
-      list: (query: unknown = {}) =>
-        Effect.gen(function*() {
-          return yield* (yield* Companies).list(yield* decodeRequest(ListCompanies)(query))
-        }).pipe(Effect.flatMap(encode(page(Company))), as)
-    },
+    create: (input: unknown) =>
+      Effect.flatMap(service, (s) => Effect.flatMap(decodeCreate(input), s.create)).pipe(Effect.flatMap(model)),
+    get: (key: unknown) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.get)).pipe(Effect.flatMap(model)),
+    update: (key: unknown, input: unknown) =>
+      Effect.flatMap(
+        service,
+        (s) => Effect.flatMap(Effect.all([id(key), decodeUpdate(input)]), ([k, i]) => s.update(k, i))
+      ).pipe(Effect.flatMap(model)),
+    delete: (key: unknown) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.delete)),
+    list: (query: unknown = {}) =>
+      Effect.flatMap(service, (s) => Effect.flatMap(decodeList(query), s.list)).pipe(Effect.flatMap(encodePage))
+  }
+}
+
+/** The workspace-scoped API. Every call runs as `principal`, through the same services and checks as HTTP. */
+const workspaceApi = (principal: PrincipalShape) => {
+  const conversationId = decodeId(ConversationId)
+  const messages = {
+    /** `POST /conversations/{id}/messages` (D29). */
+    create: (conversation: unknown, input: unknown) =>
+      Effect.flatMap(Messages, (s) =>
+        Effect.flatMap(
+          Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
+          ([id, body]) => s.create(id, body)
+        )).pipe(Effect.flatMap(encode(Message))),
+    delete: (key: unknown) => Effect.flatMap(Messages, (s) => Effect.flatMap(decodeId(MessageId)(key), s.delete)),
+    list: (query: unknown = {}) =>
+      Effect.flatMap(Messages, (s) => Effect.flatMap(decodeRequest(ListMessages)(query), s.list)).pipe(
+        Effect.flatMap(encode(page(Message)))
+      )
+  }
+  const api = {
+    agents: crud(Agents, { id: AgentId, model: Agent, create: CreateAgent, update: UpdateAgent, list: ListAgents }),
+    companies: crud(Companies, {
+      id: CompanyId,
+      model: Company,
+      create: CreateCompany,
+      update: UpdateCompany,
+      list: ListCompanies
+    }),
+    customers: crud(Customers, {
+      id: CustomerId,
+      model: Customer,
+      create: CreateCustomer,
+      update: UpdateCustomer,
+      list: ListCustomers
+    }),
+    conversations: crud(Conversations, {
+      id: ConversationId,
+      model: Conversation,
+      create: CreateConversation,
+      update: UpdateConversation,
+      list: ListConversations
+    }),
+    messages,
     events: {
       list: (query: unknown = {}) =>
-        Effect.gen(function*() {
-          return yield* (yield* Events).list(yield* decodeRequest(ListEvents)(query))
-        }).pipe(Effect.flatMap(encode(page(Event))), as)
+        Effect.flatMap(Events, (s) => Effect.flatMap(decodeRequest(ListEvents)(query), s.list)).pipe(
+          Effect.flatMap(encode(page(Event)))
+        )
     }
-  } as const
+  }
+  return { principal, ...asPrincipal(api, principal) }
 }
+
+/** Provides the principal to every effect-returning method of a nested API object. */
+const asPrincipal = <T extends object>(api: T, principal: PrincipalShape): T => {
+  const wrap = (value: unknown): unknown => {
+    if (typeof value === "function") {
+      return (...args: Array<unknown>) =>
+        Effect.provideService(
+          (value as (...a: Array<unknown>) => Effect.Effect<unknown, unknown, Principal>)(...args),
+          Principal,
+          principal
+        )
+    }
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wrap(v)]))
+    return value
+  }
+  return wrap(api) as T
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
 
 type Promised<T> = {
   readonly [K in keyof T]: T[K] extends (...args: infer Args) => Effect.Effect<infer A, infer _E, infer _R>

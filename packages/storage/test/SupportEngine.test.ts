@@ -32,6 +32,42 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("runs the customer → conversation → message flow and reports its events (D3, D34)", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "c.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const customer = await api.customers.create({ email: "ada@example.com", first_name: "Ada" })
+      const conversation = await api.conversations.create({ customer_id: customer.id, subject: "Login" })
+      const message = await api.messages.create(conversation.id, {
+        sender_type: "customer",
+        sender_id: customer.id,
+        content: "I cannot log in"
+      })
+      assert.strictEqual(message.conversation_id, conversation.id)
+      const updated = await api.conversations.update(conversation.id, { status: "closed" })
+      assert.strictEqual(updated.status, "closed")
+      const events = await api.events.list({ per_page: 100 })
+      assert.deepStrictEqual(events.data.map((e) => e.event).reverse(), [
+        "customer.created",
+        "conversation.created",
+        "conversation.customer.message.created",
+        "conversation.status.updated"
+      ])
+      const messages = await api.messages.list({ conversation_id: conversation.id })
+      assert.deepStrictEqual(messages.data, [message])
+      const invalid = await api.messages.create(conversation.id, {
+        sender_type: "user",
+        sender_id: customer.id,
+        content: "x"
+      })
+        .then(() => null, (e: unknown) => e)
+      assert.deepInclude(invalid, { _tag: "InvalidSender", status: 400, code: "INVALID_SENDER" })
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("rejects with the typed errors of the contract", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
     try {
