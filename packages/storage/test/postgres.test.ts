@@ -6,6 +6,7 @@ import { companiesSuite } from "./conformance/CompaniesSuite.js"
 import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
+import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
@@ -36,4 +37,5 @@ if (adminUrl === undefined) {
   agentsSuite(adapter)
   conversationsSuite(adapter)
   messagesSuite(adapter)
+  isolationSuite(adapter)
 }

@@ -9,6 +9,7 @@ import { companiesSuite } from "./conformance/CompaniesSuite.js"
 import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
+import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 
@@ -26,3 +27,4 @@ customersSuite(adapter)
 agentsSuite(adapter)
 conversationsSuite(adapter)
 messagesSuite(adapter)
+isolationSuite(adapter)
