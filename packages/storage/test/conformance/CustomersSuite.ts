@@ -1,12 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Companies } from "@support-engine/core/Companies"
 import { CreateCompany } from "@support-engine/core/Company"
-import { CreateCustomer, ListCustomers, UpdateCustomer } from "@support-engine/core/Customer"
+import { CreateCustomer, Customer, ListCustomers, UpdateCustomer } from "@support-engine/core/Customer"
+import { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import { Customers } from "@support-engine/core/Customers"
-import { Events, ListEvents } from "@support-engine/core/Events"
+import { encodeData, Events, ListEvents } from "@support-engine/core/Events"
 import { CompanyId, CustomerId } from "@support-engine/core/Ids"
+import { Transactor } from "@support-engine/core/Transactor"
 import { decodeRequest } from "@support-engine/core/Validation"
-import { Duration, Effect, TestClock } from "effect"
+import { DateTime, Duration, Effect, Option, TestClock } from "effect"
 import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
 
 /** The workspace's events, oldest first, as `[type, data]`. */
@@ -53,9 +55,9 @@ export const customersSuite = (adapter: Adapter) =>
             "customer.updated",
             "customer.deleted"
           ])
-          assert.strictEqual(events[0]!.data["email"], "Ada@Example.com")
+          assert.deepStrictEqual(events[0]!.data, encodeData(Customer, created))
           assert.strictEqual(events[0]!.data["created_at"], "1970-01-01T00:00:00.000+00:00")
-          assert.strictEqual(events[1]!.data["last_name"], "Lovelace")
+          assert.deepStrictEqual(events[1]!.data, encodeData(Customer, updated))
           assert.deepStrictEqual(events[2]!.data, { id: created.id })
           for (const e of events) assert.deepStrictEqual({ ...e.actor }, { ...principal.actor })
         }).pipe(as(principal))
@@ -144,10 +146,21 @@ export const customersSuite = (adapter: Adapter) =>
         const linked = yield* customers.create(new CreateCustomer({ first_name: "A", company_id: own.id })).pipe(
           as(mine.principal)
         )
+        const loose = yield* customers.create(new CreateCustomer({ first_name: "B" })).pipe(as(mine.principal))
+        yield* TestClock.adjust(Duration.seconds(1))
         yield* companies.delete(own.id).pipe(as(mine.principal))
-        const after = yield* customers.get(linked.id).pipe(as(mine.principal))
-        assert.strictEqual(after.company_id, null)
-        assert.strictEqual(after.first_name, "A")
+        // Unlinking is a consequence of the company's deletion, not a customer update: same updated_at, no event.
+        assert.deepStrictEqual(
+          yield* customers.get(linked.id).pipe(as(mine.principal)),
+          new Customer({ ...linked, company_id: null })
+        )
+        assert.deepStrictEqual(yield* customers.get(loose.id).pipe(as(mine.principal)), loose)
+        const byCompany = yield* customers.list(new ListCustomers({ company_id: own.id })).pipe(as(mine.principal))
+        assert.deepStrictEqual([byCompany.data.length, byCompany.meta.total], [0, 0])
+        assert.deepStrictEqual((yield* recordedEvents.pipe(as(mine.principal))).map((e) => e.type), [
+          "customer.created",
+          "customer.created"
+        ])
       }).pipe(provide))
 
     it.effect("filters by email and company_id with exact totals; newest first; page edges (D16-D19)", () =>
@@ -218,5 +231,123 @@ export const customersSuite = (adapter: Adapter) =>
           assert.strictEqual(denied._tag, "InsufficientAbility")
         }
         assert.strictEqual((yield* customers.get(ada.id).pipe(as(mine.principal))).first_name, "Ada")
+      }).pipe(provide))
+
+    it.effect("no ability reads nothing (D10)", () =>
+      Effect.gen(function*() {
+        const mine = yield* makeWorkspace()
+        const customers = yield* Customers
+        const ada = yield* customers.create(new CreateCustomer({ first_name: "Ada" })).pipe(as(mine.principal))
+        const none = { ...mine.principal, abilities: [] }
+        const denied = yield* Effect.all([
+          Effect.flip(customers.get(ada.id)),
+          Effect.flip(customers.list(new ListCustomers({})))
+        ]).pipe(as(none))
+        for (const error of denied) assert.strictEqual(error._tag, "InsufficientAbility")
+      }).pipe(provide))
+
+    it.effect("a refused update changes nothing and records nothing (D22, D24)", () =>
+      Effect.gen(function*() {
+        const mine = yield* makeWorkspace()
+        const theirs = yield* makeWorkspace()
+        const customers = yield* Customers
+        const foreign = yield* (yield* Companies).create(new CreateCompany({ name: "Theirs" })).pipe(
+          as(theirs.principal)
+        )
+        yield* Effect.gen(function*() {
+          const ada = yield* customers.create(new CreateCustomer({ first_name: "Ada", email: "ada@example.com" }))
+          const bob = yield* customers.create(new CreateCustomer({ first_name: "Bob" }))
+          yield* TestClock.adjust(Duration.seconds(1))
+          const refused = yield* Effect.all([
+            Effect.flip(customers.update(bob.id, new UpdateCustomer({ last_name: "B", company_id: foreign.id }))),
+            Effect.flip(customers.update(bob.id, new UpdateCustomer({ last_name: "B", email: "ADA@example.com" })))
+          ])
+          assert.deepStrictEqual(
+            refused.map((e) => e._tag === "ValidationError" && Object.keys(e.errors)),
+            [["company_id"], ["email"]]
+          )
+          assert.deepStrictEqual(yield* customers.get(bob.id), bob)
+          assert.deepStrictEqual(yield* customers.get(ada.id), ada)
+          assert.deepStrictEqual((yield* recordedEvents).map((e) => e.type), ["customer.created", "customer.created"])
+        }).pipe(as(mine.principal))
+      }).pipe(provide))
+
+    it.effect("the unique index backs the email check: concurrent duplicates give one customer, one 422 (D24)", () =>
+      Effect.gen(function*() {
+        const { principal, workspace } = yield* makeWorkspace()
+        const customers = yield* Customers
+        yield* Effect.gen(function*() {
+          const results = yield* Effect.all(
+            ["race@example.com", "RACE@example.com"].map((email) =>
+              Effect.either(customers.create(new CreateCustomer({ email })))
+            ),
+            { concurrency: "unbounded" }
+          )
+          const failures = results.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
+          assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
+          assert.deepStrictEqual(failures.map((e) => e._tag === "ValidationError" && e.errors), [{
+            email: ["The email has already been taken."]
+          }])
+          assert.strictEqual((yield* customers.list(new ListCustomers({}))).meta.total, 1)
+          assert.deepStrictEqual((yield* recordedEvents).map((e) => e.type), ["customer.created"])
+        }).pipe(as(principal))
+
+        // Straight to the port, past the service's check: the index refuses with the same 422.
+        const repo = yield* CustomerRepo
+        const existing = yield* customers.list(new ListCustomers({})).pipe(as(principal))
+        const copy = new Customer({
+          ...existing.data[0]!,
+          id: CustomerId.make("00000000-0000-7000-8000-000000000003"),
+          email: "Race@Example.com"
+        })
+        const other = yield* customers.create(new CreateCustomer({ first_name: "Other" })).pipe(as(principal))
+        const backstops = yield* Effect.all([
+          Effect.flip(repo.insert(workspace.id, copy)),
+          Effect.flip(repo.update(workspace.id, new Customer({ ...other, email: "RACE@EXAMPLE.COM" })))
+        ])
+        for (const backstop of backstops) {
+          assert.deepStrictEqual(backstop._tag === "ValidationError" && backstop.errors, {
+            email: ["The email has already been taken."]
+          })
+        }
+      }).pipe(provide))
+
+    it.effect("a failure after the write, in the same transaction, leaves no row, no count and no event", () =>
+      Effect.gen(function*() {
+        const { principal } = yield* makeWorkspace()
+        const customers = yield* Customers
+        const tx = yield* Transactor
+        yield* Effect.gen(function*() {
+          const failed = yield* Effect.flip(tx.withTransaction(
+            Effect.zipRight(customers.create(new CreateCustomer({ email: "gone@example.com" })), Effect.fail("later"))
+          ))
+          assert.strictEqual(failed, "later")
+          const listed = yield* customers.list(new ListCustomers({}))
+          assert.deepStrictEqual([listed.data.length, listed.meta.total], [0, 0])
+          assert.deepStrictEqual(yield* recordedEvents, [])
+          // The email is free again.
+          yield* customers.create(new CreateCustomer({ email: "gone@example.com" }))
+        }).pipe(as(principal))
+      }).pipe(provide))
+
+    it.effect("markSeen moves last_seen_at only, within the workspace, and records nothing", () =>
+      Effect.gen(function*() {
+        const mine = yield* makeWorkspace()
+        const theirs = yield* makeWorkspace()
+        const customers = yield* Customers
+        const repo = yield* CustomerRepo
+        const ada = yield* customers.create(new CreateCustomer({ first_name: "Ada" })).pipe(as(mine.principal))
+        yield* TestClock.adjust(Duration.minutes(5))
+        const at = yield* DateTime.now
+        yield* repo.markSeen(mine.workspace.id, ada.id, at)
+        yield* repo.markSeen(theirs.workspace.id, ada.id, DateTime.add(at, { hours: 1 }))
+        const seen = yield* customers.get(ada.id).pipe(as(mine.principal))
+        assert.deepStrictEqual(seen, new Customer({ ...ada, last_seen_at: at }))
+        assert.strictEqual(seen.first_seen_at.epochMillis, 0)
+        assert.deepStrictEqual(yield* repo.findById(mine.workspace.id, ada.id), Option.some(seen))
+        assert.isTrue(Option.isNone(yield* repo.findById(theirs.workspace.id, ada.id)))
+        assert.deepStrictEqual((yield* recordedEvents.pipe(as(mine.principal))).map((e) => e.type), [
+          "customer.created"
+        ])
       }).pipe(provide))
   })
