@@ -86,6 +86,7 @@ export class Users extends Effect.Service<Users>()("@support-engine/core/Users",
 }) {}
 
 const TOKEN_SECRET_LENGTH = 40
+const LAST_USED_RESOLUTION_MS = 60_000
 const URL_SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 /** Lowercase hex SHA-256 of a plain token value: what is stored and compared (D9). */
@@ -155,7 +156,10 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
       const workspace = yield* workspaces.get(token.workspace_id).pipe(
         Effect.catchTag("NotFound", () => new Unauthenticated())
       )
-      yield* repo.touch(token.id, at)
+      // A read must not cost a write on every request: last_used_at is kept to the minute.
+      if (token.last_used_at === null || DateTime.distance(token.last_used_at, at) >= LAST_USED_RESOLUTION_MS) {
+        yield* repo.touch(token.id, at)
+      }
       return {
         workspaceId: workspace.id,
         organizationId: workspace.organization_id,
@@ -164,7 +168,14 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
       } satisfies PrincipalShape
     })
 
-    return { create, revoke, authenticate } as const
+    /** A token's record (without its hash), for provisioning tools. */
+    const get = Effect.fn("Tokens.get")(function*(id: ApiTokenId) {
+      const stored = yield* repo.findById(id)
+      if (Option.isNone(stored)) return yield* new NotFound({ resource: "API token" })
+      return stored.value.token
+    })
+
+    return { create, revoke, authenticate, get } as const
   }),
   dependencies: [Workspaces.Default]
 }) {}

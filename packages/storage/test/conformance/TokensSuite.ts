@@ -63,6 +63,25 @@ export const tokensSuite = (adapter: Adapter) =>
         assert.strictEqual(error._tag, "Unauthenticated")
       }).pipe(provide))
 
+    it.effect("last_used_at is recorded on use, to the minute, without a write per request", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "ci", abilities: ["external-api:read"] })
+        )
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at, null)
+        yield* TestClock.adjust(Duration.seconds(10))
+        yield* tokens.authenticate(issued.plain)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 10_000)
+        yield* TestClock.adjust(Duration.seconds(30))
+        yield* tokens.authenticate(issued.plain)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 10_000)
+        yield* TestClock.adjust(Duration.seconds(30))
+        yield* tokens.authenticate(issued.plain)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 70_000)
+      }).pipe(provide))
+
     it.effect("an expiry in the past is a validation error on expires_at", () =>
       Effect.gen(function*() {
         const { workspace } = yield* makeWorkspace()
