@@ -1,6 +1,8 @@
 /**
  * The engine's services as one layer. It needs the storage ports (`@support-engine/storage` provides them)
- * and an `IdGenerator`; `EngineLive` supplies the default generator, tests may supply `IdGenerator.Deterministic`.
+ * and an `IdGenerator` and a `TrainingProcessor`; `EngineLive` supplies the defaults (tests may supply
+ * `IdGenerator.Deterministic`, hosts their own processor). The training worker runs only where a host starts
+ * `TrainingWorker.layer()` (the storage package's `engineLayer` does).
  */
 import { Layer } from "effect"
 import { Agents } from "./Agents.js"
@@ -10,6 +12,8 @@ import { Customers } from "./Customers.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { Messages } from "./Messages.js"
+import { Training, TrainingSignal, TrainingWorker } from "./Training.js"
+import { TrainingProcessor } from "./TrainingProcessor.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
 
 /** Every core service. */
@@ -22,11 +26,17 @@ export const EngineServices = Layer.mergeAll(
   Customers.Default,
   Agents.Default,
   Conversations.Default,
-  Messages.Default
+  Messages.Default,
+  Training.Default,
+  TrainingWorker.Default,
+  TrainingSignal.Default
 )
 
 /** Every core service with the default id generator. */
-export const EngineLive = EngineServices.pipe(Layer.provideMerge(IdGenerator.Default))
+export const EngineLive = EngineServices.pipe(
+  Layer.provideMerge(TrainingProcessor.Default),
+  Layer.provideMerge(IdGenerator.Default)
+)
 
 export type EngineService = Layer.Layer.Success<typeof EngineLive>
 export type EnginePorts = Layer.Layer.Context<typeof EngineServices>

@@ -9,6 +9,7 @@ import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import type { ConversationRepo, MessageRepo } from "@support-engine/core/ConversationRepo"
 import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import type { Outbox } from "@support-engine/core/Outbox"
+import type { TrainingRepo } from "@support-engine/core/TrainingRepo"
 import type { Transactor } from "@support-engine/core/Transactor"
 import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
 import { Effect, Layer, Redacted } from "effect"
@@ -20,6 +21,7 @@ import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
+import { SqlTrainingRepoLive } from "./SqlTrainingRepo.js"
 import { SqlTransactorLive } from "./SqlTransactor.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
 
@@ -35,6 +37,7 @@ export type StoragePorts =
   | AgentRepo
   | ConversationRepo
   | MessageRepo
+  | TrainingRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -46,7 +49,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlCompanyRepoLive,
   SqlCustomerRepoLive,
   SqlAgentRepoLive,
-  SqlConversationRepoLive
+  SqlConversationRepoLive,
+  SqlTrainingRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

@@ -4,6 +4,7 @@
  */
 import { EngineLive, type EngineService } from "@support-engine/core/Engine"
 import { makeSupportEngine, type SupportEngine } from "@support-engine/core/Facade"
+import { TrainingWorker } from "@support-engine/core/Training"
 import { type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
@@ -25,10 +26,9 @@ export const engineLayer = (
   options: SupportEngineOptions = {}
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
-  const background = options.background ?? []
-  return background.length === 0
-    ? engine
-    : Layer.provideMerge(Layer.mergeAll(background[0]!, ...background.slice(1)), engine)
+  // The training worker always runs with the engine (D31); hosts add more (the webhook dispatcher).
+  const background = [TrainingWorker.layer(), ...(options.background ?? [])]
+  return Layer.provideMerge(Layer.mergeAll(background[0]!, ...background.slice(1)), engine)
 }
 
 /**

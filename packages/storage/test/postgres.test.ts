@@ -8,6 +8,7 @@ import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
+import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
 
@@ -37,5 +38,6 @@ if (adminUrl === undefined) {
   agentsSuite(adapter)
   conversationsSuite(adapter)
   messagesSuite(adapter)
+  trainingSuite(adapter)
   isolationSuite(adapter)
 }

@@ -11,6 +11,7 @@ import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
+import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-sqlite-"))
@@ -27,4 +28,5 @@ customersSuite(adapter)
 agentsSuite(adapter)
 conversationsSuite(adapter)
 messagesSuite(adapter)
+trainingSuite(adapter)
 isolationSuite(adapter)
