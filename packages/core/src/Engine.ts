@@ -11,6 +11,7 @@ import { Conversations } from "./Conversations.js"
 import { Customers } from "./Customers.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
+import { KnowledgeBase } from "./KnowledgeBase.js"
 import { Messages } from "./Messages.js"
 import { Training, TrainingSignal, TrainingWorker } from "./Training.js"
 import { TrainingProcessor } from "./TrainingProcessor.js"
@@ -29,7 +30,8 @@ export const EngineServices = Layer.mergeAll(
   Messages.Default,
   Training.Default,
   TrainingWorker.Default,
-  TrainingSignal.Default
+  TrainingSignal.Default,
+  KnowledgeBase.Default
 )
 
 /** Every core service with the default id generator. */

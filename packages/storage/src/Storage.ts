@@ -5,6 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import type { AgentRepo } from "@support-engine/core/AgentRepo"
+import type { ArticleRepo } from "@support-engine/core/ArticleRepo"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import type { ConversationRepo, MessageRepo } from "@support-engine/core/ConversationRepo"
 import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
@@ -17,6 +18,7 @@ import { Counters } from "./Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
 import { migrate } from "./Migrations.js"
 import { SqlAgentRepoLive } from "./SqlAgentRepo.js"
+import { SqlArticleRepoLive } from "./SqlArticleRepo.js"
 import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
@@ -38,6 +40,7 @@ export type StoragePorts =
   | ConversationRepo
   | MessageRepo
   | TrainingRepo
+  | ArticleRepo
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -50,7 +53,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlCustomerRepoLive,
   SqlAgentRepoLive,
   SqlConversationRepoLive,
-  SqlTrainingRepoLive
+  SqlTrainingRepoLive,
+  SqlArticleRepoLive
 ).pipe(Layer.provide(Counters.Default))
 
 /** Runs pending migrations when the layer is built. */

@@ -7,6 +7,7 @@ import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
+import { knowledgeBaseSuite } from "./conformance/KnowledgeBaseSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
@@ -39,5 +40,6 @@ if (adminUrl === undefined) {
   conversationsSuite(adapter)
   messagesSuite(adapter)
   trainingSuite(adapter)
+  knowledgeBaseSuite(adapter)
   isolationSuite(adapter)
 }

@@ -10,6 +10,7 @@ import { conversationsSuite } from "./conformance/ConversationsSuite.js"
 import { customersSuite } from "./conformance/CustomersSuite.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
+import { knowledgeBaseSuite } from "./conformance/KnowledgeBaseSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
 import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
@@ -29,4 +30,5 @@ agentsSuite(adapter)
 conversationsSuite(adapter)
 messagesSuite(adapter)
 trainingSuite(adapter)
+knowledgeBaseSuite(adapter)
 isolationSuite(adapter)

@@ -1,0 +1,103 @@
+/** Knowledge-base articles, their translations and revisions (spec "Knowledge-base article", D32). */
+import { Schema } from "effect"
+import { ArticleCategoryId, ArticleId, RevisionId } from "./Ids.js"
+import { PageRequest } from "./Pagination.js"
+import { Timestamp } from "./Timestamp.js"
+import { BoundedString, HttpUrl } from "./Validation.js"
+
+export const ArticleStatus = Schema.Literal("draft", "published")
+/** `github` is the lowercase name of the code-hosting integration the specification refers to. */
+export const ArticleSource = Schema.Literal("manual", "auto_generated", "mcp", "github")
+
+export class Translation extends Schema.Class<Translation>("Translation")({
+  locale: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  seo_title: Schema.NullOr(Schema.String),
+  noindex: Schema.Boolean,
+  canonical_url: Schema.NullOr(Schema.String),
+  og_image_url: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class Article extends Schema.Class<Article>("Article")({
+  id: ArticleId,
+  category_id: Schema.NullOr(ArticleCategoryId),
+  position: Schema.NullOr(Schema.Int),
+  status: ArticleStatus,
+  published_at: Schema.NullOr(Timestamp),
+  source: ArticleSource,
+  translations: Schema.Array(Translation),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class Revision extends Schema.Class<Revision>("Revision")({
+  id: RevisionId,
+  article_id: ArticleId,
+  locale: Schema.String,
+  title: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+}) {}
+
+/** A BCP 47-style tag (`en`, `pt-BR`, `zh-Hant`), at most 10 characters like a customer's locale. */
+export const Locale = BoundedString(10).pipe(
+  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: () => "must be a locale such as en or pt-BR" })
+)
+const Slug = BoundedString(255).pipe(
+  Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "must be lower-case letters, digits and dashes" })
+)
+const Title = BoundedString(255).pipe(Schema.minLength(1))
+const Content = BoundedString(1_048_576)
+
+const translationFields = {
+  slug: Schema.optional(Slug),
+  content: Schema.optional(Content),
+  excerpt: Schema.optional(Schema.NullOr(BoundedString(1000))),
+  seo_title: Schema.optional(Schema.NullOr(BoundedString(255))),
+  noindex: Schema.optional(Schema.Boolean),
+  canonical_url: Schema.optional(Schema.NullOr(HttpUrl)),
+  og_image_url: Schema.optional(Schema.NullOr(HttpUrl))
+}
+
+export class TranslationInput extends Schema.Class<TranslationInput>("TranslationInput")({
+  locale: Locale,
+  title: Title,
+  ...translationFields
+}) {}
+
+/** `POST /kb-articles` (D32): at least one translation, one per locale. */
+export class CreateArticle extends Schema.Class<CreateArticle>("CreateArticle")({
+  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
+  status: Schema.optional(ArticleStatus),
+  source: Schema.optional(ArticleSource),
+  translations: Schema.Array(TranslationInput).pipe(Schema.minItems(1), Schema.maxItems(100))
+}) {}
+
+/** `PUT /kb-articles/{id}` (D32): category, position, status. */
+export class UpdateArticle extends Schema.Class<UpdateArticle>("UpdateArticle")({
+  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
+  status: Schema.optional(ArticleStatus)
+}) {}
+
+/** `PUT /kb-articles/{id}/translations/{locale}` (D32): creates the translation, or revises and updates it. */
+export class PutTranslation extends Schema.Class<PutTranslation>("PutTranslation")({
+  title: Schema.optional(Title),
+  ...translationFields
+}) {}
+
+export class ListArticles extends Schema.Class<ListArticles>("ListArticles")({
+  ...PageRequest.fields,
+  status: Schema.optional(ArticleStatus)
+}) {}
+
+export class ListRevisions extends Schema.Class<ListRevisions>("ListRevisions")({
+  ...PageRequest.fields
+}) {}

@@ -1,0 +1,288 @@
+/**
+ * The knowledge base (D32): articles with translations, a revision saved before every change of a translation's
+ * text, and restore. Articles record no events (D34 lists none).
+ */
+import { type DateTime, Effect, Option, Schema } from "effect"
+import { slugify } from "./Agent.js"
+import {
+  Article,
+  type CreateArticle,
+  type ListArticles,
+  type ListRevisions,
+  Locale,
+  type PutTranslation,
+  Revision,
+  Translation,
+  type TranslationInput,
+  type UpdateArticle
+} from "./Article.js"
+import { ArticleRepo } from "./ArticleRepo.js"
+import { NotFound, ValidationError } from "./Errors.js"
+import { IdGenerator } from "./IdGenerator.js"
+import { ArticleId, RevisionId, type WorkspaceId } from "./Ids.js"
+import { makePage, PageRequest } from "./Pagination.js"
+import { canRead, canWrite } from "./Principal.js"
+import { sliceOf } from "./Repository.js"
+import { now } from "./Timestamp.js"
+import { Transactor } from "./Transactor.js"
+
+const isLocale = Schema.is(Locale)
+
+export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-engine/core/KnowledgeBase", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ArticleRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+
+    const find = (workspaceId: WorkspaceId, id: ArticleId) =>
+      Effect.flatMap(
+        repo.findById(workspaceId, id),
+        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Article" })), onSome: Effect.succeed })
+      )
+
+    /**
+     * A slug for a translation: the one given (422 on `field` when another article of the workspace has it in that
+     * locale), or one derived from the title, made unique with `-2`, `-3`, ….
+     */
+    const slugFor = (
+      workspaceId: WorkspaceId,
+      articleId: ArticleId | null,
+      locale: string,
+      title: string,
+      given: string | undefined,
+      field: string
+    ) =>
+      Effect.gen(function*() {
+        const base = given ?? slugify(title)
+        const taken = new Set(yield* repo.slugsLike(workspaceId, locale, base, articleId))
+        if (given !== undefined) {
+          return taken.has(given)
+            ? yield* ValidationError.field(field, "The slug has already been taken in this locale.")
+            : given
+        }
+        if (!taken.has(base)) return base
+        let n = 2
+        while (taken.has(`${base}-${n}`)) n++
+        return `${base}-${n}`
+      })
+
+    const translationOf = (input: TranslationInput, slug: string, at: DateTime.Utc) =>
+      new Translation({
+        locale: input.locale,
+        title: input.title,
+        slug,
+        content: input.content ?? "",
+        excerpt: input.excerpt ?? null,
+        seo_title: input.seo_title ?? null,
+        noindex: input.noindex ?? false,
+        canonical_url: input.canonical_url ?? null,
+        og_image_url: input.og_image_url ?? null,
+        created_at: at,
+        updated_at: at
+      })
+
+    const create = Effect.fn("KnowledgeBase.create")(function*(input: CreateArticle) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      const seen = new Map<string, number>()
+      for (const [i, t] of input.translations.entries()) {
+        const key = t.locale.toLowerCase()
+        if (seen.has(key)) {
+          return yield* ValidationError.field(`translations.${i}.locale`, "Each locale may appear only once.")
+        }
+        seen.set(key, i)
+      }
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const at = yield* now
+        const id = ArticleId.make(yield* ids.uuid)
+        const translations = yield* Effect.forEach(input.translations, (t, i) =>
+          Effect.map(
+            slugFor(workspaceId, null, t.locale, t.title, t.slug, `translations.${i}.slug`),
+            (slug) => translationOf(t, slug, at)
+          ))
+        const status = input.status ?? "draft"
+        const article = new Article({
+          id,
+          category_id: input.category_id ?? null,
+          position: input.position ?? null,
+          status,
+          published_at: status === "published" ? at : null,
+          source: input.source ?? "manual",
+          translations,
+          created_at: at,
+          updated_at: at
+        })
+        yield* repo.insert(workspaceId, article)
+        return article
+      }))
+    })
+
+    const get = Effect.fn("KnowledgeBase.get")(function*(id: ArticleId) {
+      const principal = yield* canRead
+      return yield* find(principal.workspaceId, id)
+    })
+
+    /** Publishing sets `published_at`; moving back to draft clears it (the article is not published any more). */
+    const update = Effect.fn("KnowledgeBase.update")(function*(id: ArticleId, input: UpdateArticle) {
+      const principal = yield* canWrite
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* find(principal.workspaceId, id)
+        const status = input.status ?? current.status
+        const next = {
+          category_id: input.category_id === undefined ? current.category_id : input.category_id,
+          position: input.position === undefined ? current.position : input.position,
+          status
+        }
+        if (
+          next.category_id === current.category_id && next.position === current.position &&
+          next.status === current.status
+        ) return current
+        const at = yield* now
+        const updated = new Article({
+          ...current,
+          ...next,
+          published_at: status === current.status ? current.published_at : status === "published" ? at : null,
+          updated_at: at
+        })
+        yield* repo.update(principal.workspaceId, updated)
+        return updated
+      }))
+    })
+
+    const revisionOf = (articleId: ArticleId, t: Translation) =>
+      Effect.gen(function*() {
+        return new Revision({
+          id: RevisionId.make(yield* ids.uuid),
+          article_id: articleId,
+          locale: t.locale,
+          title: t.title,
+          content: t.content,
+          excerpt: t.excerpt,
+          created_at: yield* now
+        })
+      })
+
+    /** Creates the locale's translation, or saves the current text as a revision and updates it (D32). */
+    const putTranslation = Effect.fn("KnowledgeBase.putTranslation")(
+      function*(id: ArticleId, locale: string, input: PutTranslation) {
+        const principal = yield* canWrite
+        const workspaceId = principal.workspaceId
+        if (!isLocale(locale)) {
+          return yield* ValidationError.field("locale", "The locale must be a tag such as en or pt-BR.")
+        }
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const article = yield* find(workspaceId, id)
+          const at = yield* now
+          const current = article.translations.find((t) => t.locale.toLowerCase() === locale.toLowerCase())
+          let translation: Translation
+          if (current === undefined) {
+            if (input.title === undefined) {
+              return yield* ValidationError.field("title", "The title field is required for a new translation.")
+            }
+            const slug = yield* slugFor(workspaceId, id, locale, input.title, input.slug, "slug")
+            translation = translationOf({ ...input, locale, title: input.title }, slug, at)
+          } else {
+            const next = new Translation({
+              ...current,
+              title: input.title ?? current.title,
+              slug: input.slug === undefined || input.slug === current.slug
+                ? current.slug
+                : yield* slugFor(workspaceId, id, current.locale, current.title, input.slug, "slug"),
+              content: input.content ?? current.content,
+              excerpt: input.excerpt === undefined ? current.excerpt : input.excerpt,
+              seo_title: input.seo_title === undefined ? current.seo_title : input.seo_title,
+              noindex: input.noindex ?? current.noindex,
+              canonical_url: input.canonical_url === undefined ? current.canonical_url : input.canonical_url,
+              og_image_url: input.og_image_url === undefined ? current.og_image_url : input.og_image_url,
+              updated_at: at
+            })
+            const textChanged = next.title !== current.title || next.content !== current.content ||
+              next.excerpt !== current.excerpt
+            const anyChanged = textChanged || next.slug !== current.slug || next.seo_title !== current.seo_title ||
+              next.noindex !== current.noindex || next.canonical_url !== current.canonical_url ||
+              next.og_image_url !== current.og_image_url
+            if (!anyChanged) return article
+            if (textChanged) yield* repo.insertRevision(workspaceId, yield* revisionOf(id, current))
+            translation = next
+          }
+          yield* repo.putTranslation(workspaceId, id, translation)
+          const updated = new Article({
+            ...article,
+            translations: [...article.translations.filter((t) => t.locale !== translation.locale), translation],
+            updated_at: at
+          })
+          yield* repo.update(workspaceId, updated)
+          return yield* find(workspaceId, id)
+        }))
+      }
+    )
+
+    const remove = Effect.fn("KnowledgeBase.delete")(function*(id: ArticleId) {
+      const principal = yield* canWrite
+      if (!(yield* tx.withTransaction(repo.delete(principal.workspaceId, id)))) {
+        return yield* new NotFound({ resource: "Article" })
+      }
+    })
+
+    const list = Effect.fn("KnowledgeBase.list")(function*(query: ListArticles) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status }, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    const listRevisions = Effect.fn("KnowledgeBase.listRevisions")(function*(id: ArticleId, query: ListRevisions) {
+      const principal = yield* canRead
+      yield* find(principal.workspaceId, id)
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.listRevisions(principal.workspaceId, id, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    /**
+     * Restore (spec endpoint, D32): on the revision's locale, the current translation is saved as a new revision and
+     * then takes the revision's title, content and excerpt; the article's status is unchanged. A revision of another
+     * article or workspace is a 404.
+     */
+    const restore = Effect.fn("KnowledgeBase.restore")(function*(id: ArticleId, revisionId: RevisionId) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const article = yield* find(workspaceId, id)
+        const revision = yield* repo.findRevision(workspaceId, revisionId)
+        if (Option.isNone(revision) || revision.value.article_id !== article.id) {
+          return yield* new NotFound({ resource: "Revision" })
+        }
+        const at = yield* now
+        const current = article.translations.find((t) => t.locale === revision.value.locale)
+        if (current !== undefined) yield* repo.insertRevision(workspaceId, yield* revisionOf(id, current))
+        const restored = current === undefined
+          ? new Translation({
+            locale: revision.value.locale,
+            title: revision.value.title,
+            slug: yield* slugFor(workspaceId, id, revision.value.locale, revision.value.title, undefined, "slug"),
+            content: revision.value.content,
+            excerpt: revision.value.excerpt,
+            seo_title: null,
+            noindex: false,
+            canonical_url: null,
+            og_image_url: null,
+            created_at: at,
+            updated_at: at
+          })
+          : new Translation({
+            ...current,
+            title: revision.value.title,
+            content: revision.value.content,
+            excerpt: revision.value.excerpt,
+            updated_at: at
+          })
+        yield* repo.putTranslation(workspaceId, id, restored)
+        yield* repo.update(workspaceId, new Article({ ...article, updated_at: at }))
+        return yield* find(workspaceId, id)
+      }))
+    })
+
+    return { create, get, update, putTranslation, delete: remove, list, listRevisions, restore } as const
+  })
+}) {}
