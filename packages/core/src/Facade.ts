@@ -8,6 +8,15 @@ import { Cause, type Context, Effect, Exit, type Layer, ManagedRuntime, Redacted
 import { Agent, CreateAgent, ListAgents, UpdateAgent } from "./Agent.js"
 import { Agents } from "./Agents.js"
 import { ApiToken, CreateApiToken } from "./ApiToken.js"
+import {
+  Article,
+  CreateArticle,
+  ListArticles,
+  ListRevisions,
+  PutTranslation,
+  Revision,
+  UpdateArticle
+} from "./Article.js"
 import { Companies } from "./Companies.js"
 import { Company, CreateCompany, ListCompanies, UpdateCompany } from "./Company.js"
 import { Conversation, CreateConversation, ListConversations, UpdateConversation } from "./Conversation.js"
@@ -18,11 +27,33 @@ import type { EngineService } from "./Engine.js"
 import type { EngineError } from "./Errors.js"
 import { Event } from "./Event.js"
 import { Events, ListEvents } from "./Events.js"
-import { AgentId, ApiTokenId, CompanyId, ConversationId, CustomerId, MessageId, WorkspaceId } from "./Ids.js"
+import {
+  AgentId,
+  ApiTokenId,
+  ArticleId,
+  CompanyId,
+  ConversationId,
+  CustomerId,
+  MessageId,
+  RevisionId,
+  TrainingDataId,
+  WorkspaceId
+} from "./Ids.js"
+import { KnowledgeBase } from "./KnowledgeBase.js"
 import { CreateMessage, ListMessages, Message } from "./Message.js"
 import { Messages } from "./Messages.js"
 import { type Page, PageMeta } from "./Pagination.js"
 import { type Ability, Actor, Principal, type PrincipalShape } from "./Principal.js"
+import { Training } from "./Training.js"
+import {
+  CreateTrainingData,
+  ListTrainingData,
+  ProcessUrls,
+  ResyncStarted,
+  TrainingDataItem,
+  UpdateTrainingData,
+  UrlExistsQuery
+} from "./TrainingData.js"
 import { decodeRequest } from "./Validation.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
@@ -128,6 +159,56 @@ const workspaceApi = (principal: PrincipalShape) => {
       list: ListConversations
     }),
     messages,
+    training: {
+      ...crud(Training, {
+        id: TrainingDataId,
+        model: TrainingDataItem,
+        create: CreateTrainingData,
+        update: UpdateTrainingData,
+        list: ListTrainingData
+      }),
+      /** `POST /training-data/url/process` (D30). */
+      processUrls: (input: unknown) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(ProcessUrls)(input), s.processUrls)).pipe(
+          Effect.flatMap(encode(Schema.Array(TrainingDataItem)))
+        ),
+      /** `POST /training-data/{id}/resync-now` (D31). */
+      resync: (key: unknown) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeId(TrainingDataId)(key), s.resync)).pipe(
+          Effect.flatMap(encode(ResyncStarted))
+        ),
+      /** `GET /training-data/url/exists` (D20). */
+      urlExists: (query: unknown) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(UrlExistsQuery)(query), s.urlExists))
+    },
+    knowledgeBase: {
+      ...crud(KnowledgeBase, {
+        id: ArticleId,
+        model: Article,
+        create: CreateArticle,
+        update: UpdateArticle,
+        list: ListArticles
+      }),
+      putTranslation: (key: unknown, locale: string, input: unknown) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeRequest(PutTranslation)(input)]),
+            ([id, body]) => s.putTranslation(id, locale, body)
+          )).pipe(Effect.flatMap(encode(Article))),
+      revisions: (key: unknown, query: unknown = {}) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeRequest(ListRevisions)(query)]),
+            ([id, q]) => s.listRevisions(id, q)
+          )).pipe(Effect.flatMap(encode(page(Revision)))),
+      /** `POST /kb-articles/{id}/revisions/{revisionId}/restore` (spec, D32). */
+      restore: (key: unknown, revision: unknown) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeId(RevisionId)(revision)]),
+            ([id, r]) => s.restore(id, r)
+          )).pipe(Effect.flatMap(encode(Article)))
+    },
     events: {
       list: (query: unknown = {}) =>
         Effect.flatMap(Events, (s) => Effect.flatMap(decodeRequest(ListEvents)(query), s.list)).pipe(

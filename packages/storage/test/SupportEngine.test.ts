@@ -68,6 +68,31 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("covers training data and the knowledge base with the same JSON as HTTP", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "d.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const [item] = await api.training.processUrls({ urls: ["https://example.com/docs/"] })
+      assert.strictEqual(item!.status, "queued")
+      assert.deepStrictEqual(await api.training.urlExists({ url: "https://EXAMPLE.com/docs#x" }), { exists: true })
+      const invalidType = await api.training.create({ type: "pdf" }).then(() => null, (e: unknown) => e)
+      assert.deepInclude(invalidType, { _tag: "InvalidType", status: 400, code: "INVALID_TYPE" })
+
+      const article = await api.knowledgeBase.create({
+        translations: [{ locale: "en", title: "Hello", content: "v1" }]
+      })
+      await api.knowledgeBase.putTranslation(article.id, "en", { content: "v2" })
+      const revisions = await api.knowledgeBase.revisions(article.id)
+      assert.strictEqual(revisions.meta.total, 1)
+      const restored = await api.knowledgeBase.restore(article.id, revisions.data[0]!.id)
+      assert.strictEqual(restored.translations[0]!.content, "v1")
+      assert.match(restored.updated_at, /\+00:00$/)
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("rejects with the typed errors of the contract", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
     try {

@@ -5,6 +5,13 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { CreateAgent, UpdateAgent } from "@support-engine/core/Agent"
 import { Agents } from "@support-engine/core/Agents"
+import {
+  CreateArticle,
+  ListRevisions,
+  PutTranslation,
+  TranslationInput,
+  UpdateArticle
+} from "@support-engine/core/Article"
 import { Companies } from "@support-engine/core/Companies"
 import { CreateCompany, UpdateCompany } from "@support-engine/core/Company"
 import { CreateConversation, UpdateConversation } from "@support-engine/core/Conversation"
@@ -12,10 +19,22 @@ import { Conversations } from "@support-engine/core/Conversations"
 import { CreateCustomer, UpdateCustomer } from "@support-engine/core/Customer"
 import { Customers } from "@support-engine/core/Customers"
 import type { EngineError } from "@support-engine/core/Errors"
-import { AgentId, CompanyId, ConversationId, CustomerId, MessageId } from "@support-engine/core/Ids"
+import {
+  AgentId,
+  ArticleId,
+  CompanyId,
+  ConversationId,
+  CustomerId,
+  MessageId,
+  RevisionId,
+  TrainingDataId
+} from "@support-engine/core/Ids"
+import { KnowledgeBase } from "@support-engine/core/KnowledgeBase"
 import { CreateMessage } from "@support-engine/core/Message"
 import { Messages } from "@support-engine/core/Messages"
 import type { Principal } from "@support-engine/core/Principal"
+import { Training } from "@support-engine/core/Training"
+import { CreateTrainingData, UpdateTrainingData } from "@support-engine/core/TrainingData"
 import { Effect, Schema } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
@@ -28,6 +47,10 @@ const populated = Effect.gen(function*() {
     const customer = yield* (yield* Customers).create(new CreateCustomer({ email: "a@x.io", company_id: company.id }))
     const agent = yield* (yield* Agents).create(new CreateAgent({ name: "Bot" }))
     const conversation = yield* (yield* Conversations).create(new CreateConversation({ customer_id: customer.id }))
+    const training = yield* (yield* Training).create(new CreateTrainingData({ type: "text", content: "x" }))
+    const article = yield* (yield* KnowledgeBase).create(
+      new CreateArticle({ translations: [new TranslationInput({ locale: "en", title: "A" })] })
+    )
     const message = yield* (yield* Messages).create(
       conversation.id,
       new CreateMessage({ sender_type: "customer", sender_id: customer.id, content: "hi" })
@@ -39,7 +62,9 @@ const populated = Effect.gen(function*() {
         customer: customer.id,
         agent: agent.id,
         conversation: conversation.id,
-        message: message.id
+        message: message.id,
+        training: training.id,
+        article: article.id
       }
     }
   }).pipe(as(owner.principal))
@@ -50,13 +75,15 @@ const operations = (raw: string) =>
   Effect.gen(function*(): Effect.fn.Return<
     ReadonlyArray<Effect.Effect<unknown, EngineError, Principal>>,
     never,
-    Companies | Customers | Agents | Conversations | Messages
+    Companies | Customers | Agents | Conversations | Messages | Training | KnowledgeBase
   > {
     const companies = yield* Companies
     const customers = yield* Customers
     const agents = yield* Agents
     const conversations = yield* Conversations
     const messages = yield* Messages
+    const training = yield* Training
+    const kb = yield* KnowledgeBase
     return [
       companies.get(CompanyId.make(raw)),
       companies.update(CompanyId.make(raw), new UpdateCompany({ name: "X" })),
@@ -71,7 +98,17 @@ const operations = (raw: string) =>
       conversations.update(ConversationId.make(raw), new UpdateConversation({ status: "closed" })),
       conversations.delete(ConversationId.make(raw)),
       messages.create(ConversationId.make(raw), new CreateMessage({ sender_type: "system", content: "x" })),
-      messages.delete(MessageId.make(raw))
+      messages.delete(MessageId.make(raw)),
+      training.get(TrainingDataId.make(raw)),
+      training.update(TrainingDataId.make(raw), new UpdateTrainingData({ title: "X" })),
+      training.resync(TrainingDataId.make(raw)),
+      training.delete(TrainingDataId.make(raw)),
+      kb.get(ArticleId.make(raw)),
+      kb.update(ArticleId.make(raw), new UpdateArticle({ status: "published" })),
+      kb.putTranslation(ArticleId.make(raw), "en", new PutTranslation({ title: "X" })),
+      kb.listRevisions(ArticleId.make(raw), new ListRevisions({})),
+      kb.restore(ArticleId.make(raw), RevisionId.make(raw)),
+      kb.delete(ArticleId.make(raw))
     ]
   })
 
