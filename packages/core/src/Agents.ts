@@ -12,8 +12,8 @@ import {
   slugify,
   type UpdateAgent
 } from "./Agent.js"
-import { AgentRepo } from "./AgentRepo.js"
-import { Forbidden, NotFound, ValidationError } from "./Errors.js"
+import { AgentRepo, type SlugTaken } from "./AgentRepo.js"
+import { Forbidden, NotFound, PersistenceError, ValidationError } from "./Errors.js"
 import { encodeData, Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, type UserId, type WorkspaceId } from "./Ids.js"
@@ -24,6 +24,9 @@ import { now } from "./Timestamp.js"
 import { Transactor } from "./Transactor.js"
 import { UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
 import { Workspaces } from "./Workspaces.js"
+
+/** How many times a create is rerun when concurrent creates of the same name collide on a slug. */
+const SLUG_RETRIES = 20
 
 export interface CreateAgentOptions {
   /** Creates a copilot agent: an engine-level choice for hosts, not an API field (`is_copilot` is response only). */
@@ -119,7 +122,16 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
         yield* repo.insert(principal.workspaceId, agent)
         yield* events.record("agent.created", encodeData(Agent, agent))
         return agent
-      }))
+      })).pipe(
+        // A concurrent create took the slug between our read and our insert (PostgreSQL runs transactions side by
+        // side): the whole transaction rolled back, so run it again; it sees the other agent and picks the next slug.
+        Effect.retry({ while: (e) => e._tag === "SlugTaken", times: SLUG_RETRIES }),
+        Effect.catchTag(
+          "SlugTaken",
+          (e: SlugTaken) =>
+            Effect.fail(new PersistenceError({ reason: `no free slug for "${e.slug}" after ${SLUG_RETRIES} retries` }))
+        )
+      )
     })
 
     const get = Effect.fn("Agents.get")(function*(id: AgentId) {

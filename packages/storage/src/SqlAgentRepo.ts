@@ -1,12 +1,12 @@
 /** Agents on `@effect/sql`. */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Agent, EscalationRule, ProhibitedPhrase } from "@support-engine/core/Agent"
-import { AgentRepo } from "@support-engine/core/AgentRepo"
+import { AgentRepo, SlugTaken } from "@support-engine/core/AgentRepo"
 import { AgentId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
-import { mapSqlError } from "./SqlErrors.js"
+import { mapSqlError, orUnique } from "./SqlErrors.js"
 
 const AgentRow = Schema.Struct({
   id: AgentId,
@@ -83,7 +83,11 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             updated_at) VALUES (${a.id}, ${workspaceId}, ${a.name}, ${a.slug}, ${a.description}, ${a.avatar_url},
             ${a.max_messages_per_session}, ${a.tone}, ${a.response_length}, ${p.bool(a.is_active)},
             ${p.bool(a.is_copilot)}, ${a.model}, ${v.phrases}, ${v.rules}, ${ts(a.created_at)},
-            ${ts(a.updated_at)})`.pipe(mapSqlError),
+            ${ts(a.updated_at)})`.pipe(
+            orUnique,
+            // The id is a fresh UUID, so the only unique index an insert can hit is (workspace_id, slug).
+            Effect.catchTag("UniqueViolation", () => Effect.fail(new SlugTaken({ slug: a.slug })))
+          ),
           counters.add(workspaceId, COUNTER, 1)
         )
       },

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateAgent, ListAgents, UpdateAgent } from "@support-engine/core/Agent"
+import { Agent, CreateAgent, ListAgents, UpdateAgent } from "@support-engine/core/Agent"
+import { AgentRepo } from "@support-engine/core/AgentRepo"
 import { Agents } from "@support-engine/core/Agents"
 import { AgentId } from "@support-engine/core/Ids"
 import { decodeRequest } from "@support-engine/core/Validation"
 import { CreateUser } from "@support-engine/core/Workspace"
 import { Users, Workspaces } from "@support-engine/core/Workspaces"
-import { ConfigProvider, Duration, Effect, TestClock } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Schema, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
 
@@ -40,6 +41,29 @@ export const agentsSuite = (adapter: Adapter) =>
           const renamed = yield* agents.update(a.id, new UpdateAgent({ name: "Helper" }))
           assert.strictEqual(renamed.slug, "support-bot")
         }).pipe(as(principal))
+      }).pipe(provide))
+
+    it.effect("concurrent creates with one name get distinct slugs; the unique index is the backstop (D23)", () =>
+      Effect.gen(function*() {
+        const { principal, workspace } = yield* makeWorkspace()
+        const agents = yield* Agents
+        const created = yield* Effect.all(
+          Array.from({ length: 4 }, () => agents.create(new CreateAgent({ name: "Race" }))),
+          { concurrency: "unbounded" }
+        ).pipe(as(principal))
+        assert.deepStrictEqual(created.map((a) => a.slug).sort(), ["race", "race-2", "race-3", "race-4"])
+        const page = yield* agents.list(new ListAgents({})).pipe(as(principal))
+        assert.strictEqual(page.meta.total, 4)
+        assert.deepStrictEqual((yield* recordedEvents.pipe(as(principal))).map((e) => e.type), [
+          "agent.created",
+          "agent.created",
+          "agent.created",
+          "agent.created"
+        ])
+        // Straight to the port, past the service's choice of a free slug: the index refuses with SlugTaken.
+        const copy = new Agent({ ...created[0]!, id: AgentId.make("00000000-0000-7000-8000-000000000005") })
+        const error = yield* Effect.flip((yield* AgentRepo).insert(workspace.id, copy))
+        assert.strictEqual(error._tag, "SlugTaken")
       }).pipe(provide))
 
     it.effect("the model comes from SUPPORT_DEFAULT_AGENT_MODEL and an update may not send one (D13, D23)", () =>
@@ -122,6 +146,17 @@ export const agentsSuite = (adapter: Adapter) =>
             "escalation_rules.1.escalate_to"
           ])
           assert.deepStrictEqual(yield* agents.get(agent.id), replaced)
+          const refused = yield* Effect.flip(agents.create(
+            new CreateAgent({
+              name: "Other",
+              escalation_rules: [{ channel: "email", rule: "r", escalate_to: foreign.id }]
+            })
+          ))
+          assert.deepStrictEqual(refused._tag === "ValidationError" && Object.keys(refused.errors), [
+            "escalation_rules.0.escalate_to"
+          ])
+          assert.strictEqual((yield* agents.list(new ListAgents({}))).meta.total, 1)
+          assert.deepStrictEqual((yield* recordedEvents).map((e) => e.type), ["agent.created", "agent.updated"])
         }).pipe(as(mine.principal))
       }).pipe(provide))
 
@@ -157,14 +192,19 @@ export const agentsSuite = (adapter: Adapter) =>
         const set = yield* agents.setEmailAgent(workspace.id, agent.id)
         assert.strictEqual(set.email_agent_id, agent.id)
         yield* Effect.gen(function*() {
-          yield* agents.update(agent.id, new UpdateAgent({ name: "Mail", is_active: true }))
-          yield* agents.update(agent.id, new UpdateAgent({ is_active: false }))
+          const unchanged = yield* agents.update(agent.id, new UpdateAgent({ name: "Mail", is_active: true }))
+          assert.deepStrictEqual(unchanged, agent)
+          yield* TestClock.adjust(Duration.seconds(1))
+          const updated = yield* agents.update(agent.id, new UpdateAgent({ is_active: false }))
+          assert.isTrue(DateTime.greaterThan(updated.updated_at, agent.updated_at))
           yield* agents.delete(agent.id)
           const events = yield* recordedEvents
           assert.deepStrictEqual(events.map((e) => e.type), ["agent.created", "agent.updated", "agent.deleted"])
-          assert.strictEqual(events[1]!.data["is_active"], false)
-          assert.strictEqual(events[1]!.data["model"], "gpt-4o-mini")
+          // D35: the agent exactly as the API returns it (model included), then `{"id"}`; D44: the actor.
+          assert.deepStrictEqual(events[0]!.data, Schema.encodeSync(Agent)(agent))
+          assert.deepStrictEqual(events[1]!.data, Schema.encodeSync(Agent)(updated))
           assert.deepStrictEqual(events[2]!.data, { id: agent.id })
+          for (const e of events) assert.deepStrictEqual({ ...e.actor }, { ...principal.actor })
         }).pipe(as(principal))
         assert.strictEqual((yield* (yield* Workspaces).get(workspace.id)).email_agent_id, null)
         const foreign = yield* Effect.flip(agents.setEmailAgent(workspace.id, agent.id))
