@@ -7,7 +7,7 @@ import { CompanyId, CustomerId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
-import { mapSqlError, orUnique } from "./SqlErrors.js"
+import { mapSqlError, orConstraint } from "./SqlErrors.js"
 
 const CustomerRow = Schema.Struct({
   id: CustomerId,
@@ -28,6 +28,8 @@ const CustomerRow = Schema.Struct({
 const COUNTER = "customers"
 const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row)
 const emailTaken = ValidationError.field("email", "The email has already been taken.")
+// The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
+const companyGone = ValidationError.field("company_id", "The selected company_id is invalid.")
 const COLUMNS = "id, first_name, last_name, email, phone, locale, country, company_id, avatar_url, first_seen_at, " +
   "last_seen_at, created_at, updated_at"
 
@@ -87,8 +89,11 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             ${workspaceId}, ${c.first_name}, ${c.last_name}, ${c.email}, ${email(c)}, ${c.phone}, ${c.locale},
             ${c.country}, ${c.company_id}, ${c.avatar_url}, ${ts(c.first_seen_at)}, ${ts(c.last_seen_at)},
             ${ts(c.created_at)}, ${ts(c.updated_at)})`.pipe(
-            orUnique,
-            Effect.catchTag("UniqueViolation", () => Effect.fail(emailTaken))
+            orConstraint,
+            Effect.catchTags({
+              UniqueViolation: () => Effect.fail(emailTaken),
+              ForeignKeyViolation: () => Effect.fail(companyGone)
+            })
           ),
           counters.add(workspaceId, COUNTER, 1)
         ),
@@ -98,8 +103,11 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             company_id = ${c.company_id}, avatar_url = ${c.avatar_url}, updated_at = ${ts(c.updated_at)}
             WHERE workspace_id = ${workspaceId} AND id = ${c.id}`.pipe(
           Effect.asVoid,
-          orUnique,
-          Effect.catchTag("UniqueViolation", () => Effect.fail(emailTaken))
+          orConstraint,
+          Effect.catchTags({
+            UniqueViolation: () => Effect.fail(emailTaken),
+            ForeignKeyViolation: () => Effect.fail(companyGone)
+          })
         ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map(toCustomer)), mapSqlError),

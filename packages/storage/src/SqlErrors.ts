@@ -17,6 +17,16 @@ const causeText = (cause: unknown): string => {
   return `${String(c.code ?? "")} ${String(c.message ?? "")} ${String(c.constraint ?? "")}`
 }
 
+export class ForeignKeyViolation extends Schema.TaggedError<ForeignKeyViolation>()("ForeignKeyViolation", {
+  constraint: Schema.String
+}) {}
+
+/** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY`, PostgreSQL `23503`. */
+export const isForeignKeyViolation = (error: SqlError.SqlError): boolean => {
+  const c = error.cause as { code?: unknown } | undefined
+  return c?.code === "SQLITE_CONSTRAINT_FOREIGNKEY" || c?.code === "23503"
+}
+
 /** SQLite `SQLITE_CONSTRAINT_UNIQUE` / `SQLITE_CONSTRAINT_PRIMARYKEY`, PostgreSQL `23505`. */
 export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
   const c = error.cause as { code?: unknown } | undefined
@@ -44,4 +54,20 @@ export const orUnique = <A, R>(
   Effect.mapError(self, (error) =>
     error._tag === "SqlError" && isUniqueViolation(error)
       ? new UniqueViolation({ constraint: causeText(error.cause) })
+      : toPersistenceError(error))
+
+/**
+ * Like `orUnique`, and a foreign-key violation (a referenced row deleted by a concurrent transaction) becomes
+ * `ForeignKeyViolation`, so both dialects report it as the same domain error.
+ */
+export const orConstraint = <A, R>(
+  self: Effect.Effect<A, StorageFailure, R>
+): Effect.Effect<A, PersistenceError | UniqueViolation | ForeignKeyViolation, R> =>
+  Effect.mapError(self, (error) =>
+    error._tag !== "SqlError"
+      ? toPersistenceError(error)
+      : isUniqueViolation(error)
+      ? new UniqueViolation({ constraint: causeText(error.cause) })
+      : isForeignKeyViolation(error)
+      ? new ForeignKeyViolation({ constraint: causeText(error.cause) })
       : toPersistenceError(error))

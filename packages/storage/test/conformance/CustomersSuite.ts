@@ -312,6 +312,33 @@ export const customersSuite = (adapter: Adapter) =>
         }
       }).pipe(provide))
 
+    it.effect("the foreign key backs the company check: a company gone by write time is the same 422 (D24, D43)", () =>
+      Effect.gen(function*() {
+        const { principal, workspace } = yield* makeWorkspace()
+        const customers = yield* Customers
+        const repo = yield* CustomerRepo
+        const ada = yield* customers.create(new CreateCustomer({ first_name: "Ada" })).pipe(as(principal))
+        // As if the company was deleted between the service's check and the write.
+        const vanished = CompanyId.make("00000000-0000-7000-8000-0000000000ee")
+        const errors = yield* Effect.all([
+          Effect.flip(repo.insert(
+            workspace.id,
+            new Customer({
+              ...ada,
+              id: CustomerId.make("00000000-0000-7000-8000-0000000000ef"),
+              company_id: vanished
+            })
+          )),
+          Effect.flip(repo.update(workspace.id, new Customer({ ...ada, company_id: vanished })))
+        ])
+        for (const error of errors) {
+          assert.deepStrictEqual(error._tag === "ValidationError" && error.errors, {
+            company_id: ["The selected company_id is invalid."]
+          })
+        }
+        assert.deepStrictEqual(yield* customers.get(ada.id).pipe(as(principal)), ada)
+      }).pipe(provide))
+
     it.effect("a failure after the write, in the same transaction, leaves no row, no count and no event", () =>
       Effect.gen(function*() {
         const { principal } = yield* makeWorkspace()
