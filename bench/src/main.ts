@@ -1,0 +1,395 @@
+/**
+ * `pnpm bench [--quick]` (issue 6): support-engine beside a hand-written node:http + better-sqlite3 server and a
+ * Fastify 5 one, in-process and over HTTP, at scale and at start-up. Prints a progress line per phase and a
+ * table, and writes a JSON result file (bench/results/<timestamp>.json) so two runs can be compared.
+ * Benchmarks report; nothing here fails on a figure.
+ */
+import { type ChildProcess, execSync, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { cpus, freemem, tmpdir, totalmem } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import {
+  inProcess,
+  type InProcessResult,
+  type Operation,
+  OPERATIONS,
+  pageFor,
+  scaleLatency,
+  type ScaleResult
+} from "./InProcess.js"
+import { load, type LoadResult } from "./Load.js"
+import { seed, type Seeded } from "./Seed.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = resolve(here, "../..")
+const quick = process.argv.includes("--quick")
+
+const settings = quick
+  ? {
+    customers: 100_000,
+    inProcess: { ms: 600, maxOps: 200_000 },
+    http: { rounds: 3, warmupMs: 400, measureMs: 900, connections: 50 },
+    scaleSizes: [10_000, 100_000],
+    scaleSamples: 150,
+    startupSamples: 1
+  }
+  : {
+    customers: 100_000,
+    inProcess: { ms: 2_500, maxOps: 1_000_000 },
+    http: { rounds: 3, warmupMs: 2_000, measureMs: 5_000, connections: 50 },
+    scaleSizes: [10_000, 1_000_000],
+    scaleSamples: 500,
+    startupSamples: 3
+  }
+
+const started = performance.now()
+const progress = (message: string) =>
+  process.stdout.write(`[${((performance.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}\n`)
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child servers
+
+type ServerKind = "engine" | "raw" | "fastify"
+const SERVERS: ReadonlyArray<ServerKind> = ["engine", "raw", "fastify"]
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const probe = createServer()
+    probe.once("error", fail)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => ok(port))
+    })
+  })
+
+interface Running {
+  readonly kind: ServerKind
+  readonly port: number
+  readonly child: ChildProcess
+  /** Process start to the first `/health` 200, in ms. */
+  readonly startupMs: number
+}
+
+const startServer = async (kind: ServerKind, database: string): Promise<Running> => {
+  const port = await freePort()
+  const env = {
+    ...process.env,
+    BENCH_DB: database,
+    BENCH_PORT: String(port),
+    SUPPORT_DATABASE_URL: `file:${database}`,
+    SUPPORT_HOST: "127.0.0.1",
+    SUPPORT_PORT: String(port)
+  }
+  const t0 = performance.now()
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, "servers", `${kind}.ts`)], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "pipe", "ipc"]
+  })
+  let stderr = ""
+  child.stderr?.on("data", (chunk: Buffer) => {
+    if (stderr.length < 10_000) stderr += chunk.toString()
+  })
+  child.once("exit", (code, signal) => {
+    if (signal !== "SIGTERM") progress(`  ${kind} server exited (${code ?? signal}): ${stderr.slice(0, 2_000)}`)
+  })
+  const deadline = t0 + 60_000
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${kind} server exited (${child.exitCode}): ${stderr}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false)
+    if (ok) return { kind, port, child, startupMs: performance.now() - t0 }
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`${kind} server did not answer /health within 60 s: ${stderr}`)
+}
+
+const stopServer = (server: Running) =>
+  new Promise<void>((ok) => {
+    if (server.child.exitCode !== null) return ok()
+    const timer = setTimeout(() => server.child.kill("SIGKILL"), 5_000)
+    server.child.once("exit", () => {
+      clearTimeout(timer)
+      ok()
+    })
+    server.child.kill("SIGTERM")
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Phases
+
+type HttpResult = Record<
+  Operation,
+  Record<ServerKind, { rps: number; p50: number; p99: number; failures: number; rounds: Array<LoadResult> }>
+>
+
+const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
+  const servers = [] as Array<Running>
+  try {
+    for (const kind of SERVERS) servers.push(await startServer(kind, seeded.file))
+    const headers = { authorization: `Bearer ${seeded.token}`, "content-type": "application/json" }
+    const ids = seeded.sampleIds
+    let n = 0
+    const requests: Record<Operation, Parameters<typeof load>[0]["request"]> = {
+      get: { method: "GET", headers, path: () => `/v1/customers/${ids[(n++ * 7919) % ids.length]}` },
+      list: { method: "GET", headers, path: () => `/v1/customers?per_page=15&page=${pageFor(n++)}` },
+      create: {
+        method: "POST",
+        headers,
+        path: () => "/v1/conversations",
+        body: () => JSON.stringify({ customer_id: ids[(n++ * 7919) % ids.length], subject: "Bench" })
+      }
+    }
+    const rounds = {} as Record<Operation, Record<ServerKind, Array<LoadResult>>>
+    for (const op of OPERATIONS) rounds[op] = { engine: [], raw: [], fastify: [] }
+    for (let round = 0; round < settings.http.rounds; round++) {
+      // Rotate which server goes first so drift (heat, WAL growth) does not favour one of them.
+      const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]!)
+      for (const op of OPERATIONS) {
+        for (const kind of order) {
+          const server = servers.find((s) => s.kind === kind)!
+          const result = await load({
+            baseUrl: `http://127.0.0.1:${server.port}`,
+            connections: settings.http.connections,
+            warmupMs: settings.http.warmupMs,
+            measureMs: settings.http.measureMs,
+            request: requests[op]
+          })
+          rounds[op][kind].push(result)
+          progress(
+            `  http round ${round + 1} ${op.padEnd(6)} ${kind.padEnd(7)} ${result.rps.toFixed(0).padStart(7)} req/s ` +
+              `p50 ${result.p50.toFixed(2)} ms p99 ${result.p99.toFixed(2)} ms` +
+              (result.failures > 0 ? ` (${result.failures} failures)` : "")
+          )
+        }
+      }
+    }
+    const out = {} as HttpResult
+    for (const op of OPERATIONS) {
+      out[op] = {} as HttpResult[Operation]
+      for (const kind of SERVERS) {
+        const rs = rounds[op][kind]
+        out[op][kind] = {
+          rps: median(rs.map((r) => r.rps)),
+          p50: median(rs.map((r) => r.p50)),
+          p99: median(rs.map((r) => r.p99)),
+          failures: rs.reduce((a, r) => a + r.failures, 0),
+          rounds: rs
+        }
+      }
+    }
+    return out
+  } finally {
+    await Promise.all(servers.map(stopServer))
+  }
+}
+
+type StartupResult = Record<string, Record<"engine" | "raw", number>>
+
+const startupPhase = async (dir: string, large: Seeded | undefined): Promise<StartupResult> => {
+  const out: StartupResult = {}
+  const empty = join(dir, "startup-empty.db")
+  // The engine migrates the empty file on its first start; each later start finds it migrated. The raw server
+  // needs the schema, so it starts on the same file after the engine has created it.
+  const measure = async (kind: "engine" | "raw", file: string) => {
+    const times: Array<number> = []
+    for (let i = 0; i < settings.startupSamples; i++) {
+      const server = await startServer(kind, file)
+      times.push(server.startupMs)
+      await stopServer(server)
+    }
+    return times
+  }
+  const firstEngine = await startServer("engine", empty)
+  const migrateMs = firstEngine.startupMs
+  await stopServer(firstEngine)
+  out["empty database (first start, migrating)"] = { engine: migrateMs, raw: Number.NaN }
+  out["empty database (migrated)"] = {
+    engine: median(await measure("engine", empty)),
+    raw: median(await measure("raw", empty))
+  }
+  if (large !== undefined) {
+    out[`${large.customers.toLocaleString("en")} customers`] = {
+      engine: median(await measure("engine", large.file)),
+      raw: median(await measure("raw", large.file))
+    }
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "-"
+const ratio = (a: number, b: number) => Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-"
+
+const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n")
+}
+
+const LABEL: Record<Operation, string> = {
+  get: "GET /v1/customers/{id}",
+  list: "GET /v1/customers?per_page=15&page=N",
+  create: "POST /v1/conversations"
+}
+
+const report = (results: {
+  inProcess: InProcessResult
+  http: HttpResult | null
+  scale: Record<string, ScaleResult>
+  startup: StartupResult
+}) => {
+  const parts: Array<string> = []
+  const ip = results.inProcess
+  parts.push("In-process (ops/s; ratio = against the raw prepared statements, same process)")
+  parts.push(table(
+    ["operation", "raw", "effect", "facade", "effect/raw", "facade/raw"],
+    OPERATIONS.map((op) => [
+      LABEL[op],
+      fmt(ip[op].raw.opsPerSecond),
+      fmt(ip[op].effect.opsPerSecond),
+      fmt(ip[op].facade.opsPerSecond),
+      ratio(ip[op].effect.opsPerSecond, ip[op].raw.opsPerSecond),
+      ratio(ip[op].facade.opsPerSecond, ip[op].raw.opsPerSecond)
+    ])
+  ))
+  if (results.http !== null) {
+    const h = results.http
+    parts.push(
+      `\nHTTP (${settings.http.connections} connections, median of ${settings.http.rounds} rounds; req/s and p50/p99 ms)`
+    )
+    parts.push(table(
+      [
+        "operation",
+        "engine",
+        "raw",
+        "fastify",
+        "engine/raw",
+        "engine/fastify",
+        "engine p50/p99",
+        "raw p50/p99",
+        "fastify p50/p99"
+      ],
+      OPERATIONS.map((op) => [
+        LABEL[op],
+        fmt(h[op].engine.rps),
+        fmt(h[op].raw.rps),
+        fmt(h[op].fastify.rps),
+        ratio(h[op].engine.rps, h[op].raw.rps),
+        ratio(h[op].engine.rps, h[op].fastify.rps),
+        `${fmt(h[op].engine.p50, 2)}/${fmt(h[op].engine.p99, 2)}`,
+        `${fmt(h[op].raw.p50, 2)}/${fmt(h[op].raw.p99, 2)}`,
+        `${fmt(h[op].fastify.p50, 2)}/${fmt(h[op].fastify.p99, 2)}`
+      ])
+    ))
+  } else {
+    parts.push("\nHTTP: not measured (the engine server did not start)")
+  }
+  parts.push("\nScale (in-process latency ms, p50 / p99; raw statements vs Effect services)")
+  const sizes = Object.keys(results.scale)
+  parts.push(table(
+    ["probe", ...sizes.flatMap((s) => [`raw @${s}`, `effect @${s}`])],
+    (["get", "list page 1", "list page 5000"] as const).map((probe) => [
+      probe,
+      ...sizes.flatMap((s) => {
+        const r = results.scale[s]![probe]
+        return [`${fmt(r.raw.p50, 3)}/${fmt(r.raw.p99, 3)}`, `${fmt(r.effect.p50, 3)}/${fmt(r.effect.p99, 3)}`]
+      })
+    ])
+  ))
+  parts.push(
+    `\nStart-up (process start to /health 200, ms, median of ${settings.startupSamples}; node --import tsx for both)`
+  )
+  parts.push(table(
+    ["database", "engine", "raw", "engine/raw"],
+    Object.entries(results.startup).map(([name, r]) => [name, fmt(r.engine), fmt(r.raw), ratio(r.engine, r.raw)])
+  ))
+  parts.push("\nWebhooks: not measured yet (the benchmark has no webhook phase yet)")
+  return parts.join("\n")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "support-bench-"))
+  const machine = {
+    nproc: cpus().length,
+    cpu: cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    freeMemoryGiB: Math.round(freemem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    commit: (() => {
+      try {
+        return execSync("git rev-parse --short HEAD", { cwd: root }).toString().trim()
+      } catch {
+        return "unknown"
+      }
+    })()
+  }
+  progress(
+    `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
+  )
+  try {
+    progress(`seed: ${settings.customers.toLocaleString("en")} customers`)
+    const seeded = await seed(join(dir, "main.db"), settings.customers)
+
+    progress("in-process: raw statements vs Effect services vs Promise facade")
+    const inProcessResult = await inProcess(seeded, settings.inProcess)
+
+    progress("http: engine vs node:http vs Fastify, each in its own process")
+    let http: HttpResult | null = null
+    try {
+      http = await httpPhase(seeded)
+    } catch (error) {
+      progress(`http: not measured: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}`)
+    }
+
+    const scale: Record<string, ScaleResult> = {}
+    let largest: Seeded | undefined
+    for (const size of settings.scaleSizes) {
+      progress(`scale: seed ${size.toLocaleString("en")} customers`)
+      const s = await seed(join(dir, `scale-${size}.db`), size)
+      progress(`scale: latency at ${size.toLocaleString("en")} customers`)
+      scale[size.toLocaleString("en")] = await scaleLatency(s, settings.scaleSamples)
+      largest = s
+    }
+
+    progress("start-up: empty database and the largest scale database")
+    const startup = await startupPhase(dir, largest)
+
+    const results = { inProcess: inProcessResult, http, scale, startup }
+    const text = report(results)
+    process.stdout.write(`\n${text}\n`)
+    const resultsDir = join(here, "..", "results")
+    mkdirSync(resultsDir, { recursive: true })
+    const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { mode: quick ? "quick" : "full", machine, settings, ...results, webhooks: "not measured yet" },
+        null,
+        2
+      )
+    )
+    progress(`done; results in ${file}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
