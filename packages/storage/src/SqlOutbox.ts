@@ -8,6 +8,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
 import { mapSqlError } from "./SqlErrors.js"
+import { WebhookFanOut } from "./SqlWebhookRepo.js"
 
 const EventRow = Schema.Struct({
   id: EventId,
@@ -29,11 +30,12 @@ const toEvent = (row: typeof EventRow.Type): Event =>
 
 const COUNTER = "events"
 
-export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Counters> = Layer.effect(
+export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Counters | WebhookFanOut> = Layer.effect(
   Outbox,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
+    const fanOut = yield* WebhookFanOut
     const p = params(sql)
 
     const findById = SqlSchema.findOne({
@@ -78,12 +80,13 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     })
 
     return Outbox.of({
+      // The webhook deliveries of the event are created in the same transaction (D37): none can be lost.
       append: (workspaceId, event) =>
         Effect.zipRight(
           sql`INSERT INTO events (id, workspace_id, event, occurred_at, actor_type, actor_id, data) VALUES (
             ${event.id}, ${workspaceId}, ${event.event}, ${ts(event.occurred_at)}, ${event.actor.type},
             ${event.actor.id}, ${p.json(event.data)})`.pipe(mapSqlError),
-          counters.add(workspaceId, COUNTER, 1)
+          Effect.zipRight(counters.add(workspaceId, COUNTER, 1), fanOut.enqueue(workspaceId, event))
         ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(

@@ -9,9 +9,11 @@ import type { ArticleRepo } from "@support-engine/core/ArticleRepo"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import type { ConversationRepo, MessageRepo } from "@support-engine/core/ConversationRepo"
 import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
+import { IdGenerator } from "@support-engine/core/IdGenerator"
 import type { Outbox } from "@support-engine/core/Outbox"
 import type { TrainingRepo } from "@support-engine/core/TrainingRepo"
 import type { Transactor } from "@support-engine/core/Transactor"
+import type { DeliveryQueue, WebhookRepo } from "@support-engine/core/WebhookRepo"
 import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
 import { Effect, Layer, Redacted } from "effect"
 import { Counters } from "./Counters.js"
@@ -25,6 +27,7 @@ import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./SqlOutbox.js"
 import { SqlTrainingRepoLive } from "./SqlTrainingRepo.js"
 import { SqlTransactorLive } from "./SqlTransactor.js"
+import { DeliverySignal, SqlDeliveryQueueLive, SqlWebhookRepoLive, WebhookFanOut } from "./SqlWebhookRepo.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
 
 /** Every port `storage` implements. */
@@ -41,6 +44,8 @@ export type StoragePorts =
   | MessageRepo
   | TrainingRepo
   | ArticleRepo
+  | WebhookRepo
+  | DeliveryQueue
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -54,8 +59,15 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlAgentRepoLive,
   SqlConversationRepoLive,
   SqlTrainingRepoLive,
-  SqlArticleRepoLive
-).pipe(Layer.provide(Counters.Default))
+  SqlArticleRepoLive,
+  SqlWebhookRepoLive,
+  SqlDeliveryQueueLive
+).pipe(
+  // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
+  // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
+  Layer.provide(WebhookFanOut.Default),
+  Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, IdGenerator.Default))
+)
 
 /** Runs pending migrations when the layer is built. */
 export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(

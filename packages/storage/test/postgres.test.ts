@@ -9,8 +9,9 @@ import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { knowledgeBaseSuite } from "./conformance/KnowledgeBaseSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
-import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
+import { trainingSuite } from "./conformance/TrainingSuite.js"
+import { webhooksSuite } from "./conformance/WebhooksSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
 
 if (adminUrl === undefined) {
@@ -41,5 +42,7 @@ if (adminUrl === undefined) {
   messagesSuite(adapter)
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
+  webhooksSuite(adapter)
+  // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

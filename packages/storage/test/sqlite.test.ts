@@ -12,8 +12,9 @@ import type { Adapter } from "./conformance/Harness.js"
 import { isolationSuite } from "./conformance/IsolationSuite.js"
 import { knowledgeBaseSuite } from "./conformance/KnowledgeBaseSuite.js"
 import { messagesSuite } from "./conformance/MessagesSuite.js"
-import { trainingSuite } from "./conformance/TrainingSuite.js"
 import { tokensSuite } from "./conformance/TokensSuite.js"
+import { trainingSuite } from "./conformance/TrainingSuite.js"
+import { webhooksSuite } from "./conformance/WebhooksSuite.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-sqlite-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -31,4 +32,6 @@ conversationsSuite(adapter)
 messagesSuite(adapter)
 trainingSuite(adapter)
 knowledgeBaseSuite(adapter)
+webhooksSuite(adapter)
+// Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
 isolationSuite(adapter)

@@ -1,0 +1,531 @@
+/**
+ * Webhooks on `@effect/sql`: subscriptions and their delivery log (`WebhookRepo`), the fan-out the outbox runs in
+ * each event's transaction (`WebhookFanOut`, D37), and the dispatcher's leased queue (`DeliveryQueue`, D38, D43).
+ */
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import type { PersistenceError } from "@support-engine/core/Errors"
+import { Event, EventData, EventType } from "@support-engine/core/Event"
+import { IdGenerator } from "@support-engine/core/IdGenerator"
+import { DeliveryId, EventId, OrganizationId, WebhookId, WorkspaceId } from "@support-engine/core/Ids"
+import { Actor } from "@support-engine/core/Principal"
+import {
+  ATTEMPT_LOG_LIMIT,
+  DeactivationReason,
+  DeliveryAttempt,
+  DeliveryStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType
+} from "@support-engine/core/Webhook"
+import {
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  DeliveryQueue,
+  WebhookRepo
+} from "@support-engine/core/WebhookRepo"
+import { type Cause, type DateTime, Deferred, Effect, Layer, Option, type ParseResult, Redacted, Schema } from "effect"
+import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull, types } from "./Columns.js"
+import { Counters } from "./Counters.js"
+import { mapSqlError, toPersistenceError } from "./SqlErrors.js"
+import { afterCommit } from "./SqlTransactor.js"
+
+/**
+ * Wakes the dispatchers of this process when deliveries are created or rescheduled. The outbox signals after its
+ * transaction commits; other processes' work is found by the dispatcher's fallback poll.
+ */
+export class DeliverySignal extends Effect.Service<DeliverySignal>()("@support-engine/storage/DeliverySignal", {
+  effect: Effect.gen(function*() {
+    let current = yield* Deferred.make<void>()
+    /** Completes every waiter taken before this call. */
+    const notify = Effect.flatMap(Deferred.make<void>(), (next) => {
+      const previous = current
+      current = next
+      return Deferred.succeed(previous, undefined)
+    })
+    const changes = Effect.sync(() => Deferred.await(current))
+    return { notify: Effect.asVoid(notify), changes } as const
+  })
+}) {}
+
+/** Maps driver and decoding failures of a multi-statement step; the `PersistenceError`s of helpers pass. */
+const persist = <A, R>(
+  self: Effect.Effect<
+    A,
+    SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException | PersistenceError,
+    R
+  >
+): Effect.Effect<A, PersistenceError, R> =>
+  Effect.mapError(self, (error) => error._tag === "PersistenceError" ? error : toPersistenceError(error))
+
+const WEBHOOKS = "webhooks"
+const deliveriesCounter = (webhookId: WebhookId) => `webhook_deliveries:${webhookId}`
+
+const WEBHOOK_COLUMNS = `id, url, description, events, is_active, consecutive_failures, deactivated_at,
+  deactivation_reason, previous_secret_expires_at, created_at, updated_at`
+
+const WebhookRow = Schema.Struct({
+  id: WebhookId,
+  url: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  events: DbJson(Schema.Array(WebhookEventType)),
+  is_active: DbBoolean,
+  consecutive_failures: DbInt,
+  deactivated_at: Schema.NullOr(DbTimestamp),
+  deactivation_reason: Schema.NullOr(DeactivationReason),
+  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+const toWebhook = (row: typeof WebhookRow.Type) => new Webhook(row)
+
+const DeliveryRow = Schema.Struct({
+  id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event: EventType,
+  status: DeliveryStatus,
+  attempts: DbInt,
+  next_attempt_at: Schema.NullOr(DbTimestamp),
+  last_attempt_at: Schema.NullOr(DbTimestamp),
+  response_status: Schema.NullOr(DbInt),
+  last_error: Schema.NullOr(Schema.String),
+  delivered_at: Schema.NullOr(DbTimestamp),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+const AttemptRow = Schema.Struct({
+  delivery_id: DeliveryId,
+  attempt: DbInt,
+  attempted_at: DbTimestamp,
+  duration_ms: DbInt,
+  response_status: Schema.NullOr(DbInt),
+  error: Schema.NullOr(Schema.String),
+  response_excerpt: Schema.NullOr(Schema.String)
+})
+
+const ClaimedRow = Schema.Struct({
+  id: DeliveryId,
+  workspace_id: WorkspaceId,
+  webhook_id: WebhookId,
+  attempts: DbInt,
+  round_attempts: DbInt,
+  url: Schema.String,
+  secret: Schema.Redacted(Schema.String),
+  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  organization_id: OrganizationId,
+  event_id: EventId,
+  event: EventType,
+  occurred_at: DbTimestamp,
+  actor_type: Actor.fields.type,
+  actor_id: Schema.NullOr(Schema.UUID),
+  data: DbJson(EventData)
+})
+
+const toClaimed = (claimant: string) => (row: typeof ClaimedRow.Type): ClaimedDelivery => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  organizationId: row.organization_id,
+  webhookId: row.webhook_id,
+  url: row.url,
+  secrets: {
+    current: row.secret,
+    previous: row.previous_secret,
+    previousExpiresAt: row.previous_secret_expires_at
+  },
+  event: new Event({
+    id: row.event_id,
+    event: row.event,
+    occurred_at: row.occurred_at,
+    actor: new Actor({ type: row.actor_type, id: row.actor_id }),
+    data: row.data
+  }),
+  attempts: row.attempts,
+  roundAttempts: row.round_attempts,
+  claimant
+})
+
+/**
+ * Creates, inside the event's transaction, one pending delivery per active webhook of the workspace that
+ * subscribes to the event's type or to `*` (D37): a committed event always has its deliveries.
+ */
+export class WebhookFanOut extends Effect.Service<WebhookFanOut>()("@support-engine/storage/WebhookFanOut", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const counters = yield* Counters
+    const ids = yield* IdGenerator
+    const signal = yield* DeliverySignal
+    const p = params(sql)
+
+    const subscribers = SqlSchema.findAll({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
+      Result: Schema.Struct({ webhook_id: WebhookId }),
+      execute: (r) =>
+        sql`SELECT DISTINCT t.webhook_id FROM webhook_event_types t JOIN webhooks w ON w.id = t.webhook_id
+            WHERE t.workspace_id = ${r.workspace_id} AND t.event_type IN (${r.event}, '*')
+            AND w.is_active = ${p.bool(true)}`
+    })
+
+    const enqueue = (workspaceId: WorkspaceId, event: Event) =>
+      Effect.gen(function*() {
+        const targets = yield* subscribers({ workspace_id: workspaceId, event: event.event })
+        if (targets.length === 0) return
+        const at = ts(event.occurred_at)
+        const rows = yield* Effect.forEach(targets, ({ webhook_id }) =>
+          Effect.map(ids.uuid, (id) => ({
+            id,
+            workspace_id: workspaceId,
+            webhook_id,
+            event_id: event.id,
+            event: event.event,
+            status: "pending",
+            attempts: 0,
+            round_attempts: 0,
+            next_attempt_at: at,
+            created_at: at,
+            updated_at: at
+          })))
+        yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows)}`
+        yield* Effect.forEach(targets, ({ webhook_id }) => counters.add(workspaceId, deliveriesCounter(webhook_id), 1))
+        yield* afterCommit(signal.notify)
+      }).pipe(persist)
+
+    return { enqueue } as const
+  })
+}) {}
+
+export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlClient | Counters | DeliverySignal> =
+  Layer.effect(
+    WebhookRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const counters = yield* Counters
+      const signal = yield* DeliverySignal
+      const p = params(sql)
+      const columns = sql.literal(WEBHOOK_COLUMNS)
+      const timestamp = sql.literal(types(sql).ts)
+
+      const findById = SqlSchema.findOne({
+        Request: Schema.Struct({ workspace_id: WorkspaceId, id: WebhookId }),
+        Result: WebhookRow,
+        execute: (r) => sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+      })
+
+      const page = SqlSchema.findAll({
+        Request: Schema.Struct({ workspace_id: WorkspaceId, limit: Schema.Int, offset: Schema.Int }),
+        Result: WebhookRow,
+        execute: (r) =>
+          sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id}
+              ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+      })
+
+      const insertTypes = (workspaceId: WorkspaceId, webhook: Webhook) =>
+        sql`INSERT INTO webhook_event_types ${
+          sql.insert(webhook.events.map((event_type) => ({
+            workspace_id: workspaceId,
+            event_type,
+            webhook_id: webhook.id
+          })))
+        }`
+
+      const deliveryPage = SqlSchema.findAll({
+        Request: Schema.Struct({
+          workspace_id: WorkspaceId,
+          webhook_id: WebhookId,
+          status: Schema.optional(Schema.String),
+          limit: Schema.Int,
+          offset: Schema.Int
+        }),
+        Result: DeliveryRow,
+        execute: (r) =>
+          sql`SELECT * FROM webhook_deliveries WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id}
+              ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
+              ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+      })
+
+      const findDelivery = SqlSchema.findOne({
+        Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, id: DeliveryId }),
+        Result: DeliveryRow,
+        execute: (r) =>
+          sql`SELECT * FROM webhook_deliveries
+              WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND id = ${r.id}`
+      })
+
+      const countByStatus = SqlSchema.single({
+        Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, status: Schema.String }),
+        Result: Schema.Struct({ total: DbInt }),
+        execute: (r) =>
+          sql`SELECT COUNT(*) AS total FROM webhook_deliveries
+              WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND status = ${r.status}`
+      })
+
+      const latestAttempts = SqlSchema.findAll({
+        Request: Schema.Array(DeliveryId),
+        Result: AttemptRow,
+        execute: (ids) =>
+          sql`SELECT a.* FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+              WHERE ${sql.in("a.delivery_id", ids)} AND a.attempt > d.attempts - ${ATTEMPT_LOG_LIMIT}
+              ORDER BY a.delivery_id, a.attempt`
+      })
+
+      /** Rows with their attempt logs, one query for the logs of the whole page. */
+      const withLogs = (rows: ReadonlyArray<typeof DeliveryRow.Type>) =>
+        Effect.gen(function*() {
+          if (rows.length === 0) return []
+          const attempts = yield* latestAttempts(rows.map((r) => r.id))
+          const logs = new Map<string, Array<DeliveryAttempt>>()
+          for (const { delivery_id, ...a } of attempts) {
+            const log = logs.get(delivery_id) ?? []
+            log.push(new DeliveryAttempt(a))
+            logs.set(delivery_id, log)
+          }
+          return rows.map((row) => new WebhookDelivery({ ...row, attempt_log: logs.get(row.id) ?? [] }))
+        })
+
+      return WebhookRepo.of({
+        insert: (workspaceId, w, secret) =>
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO webhooks (id, workspace_id, url, description, events, is_active,
+              consecutive_failures, deactivated_at, deactivation_reason, secret, previous_secret,
+              previous_secret_expires_at, created_at, updated_at) VALUES (${w.id}, ${workspaceId}, ${w.url},
+              ${w.description}, ${p.json(w.events)}, ${p.bool(w.is_active)}, ${w.consecutive_failures},
+              ${tsOrNull(w.deactivated_at)}, ${w.deactivation_reason}, ${Redacted.value(secret)}, NULL,
+              ${tsOrNull(w.previous_secret_expires_at)}, ${ts(w.created_at)}, ${ts(w.updated_at)})`
+            yield* insertTypes(workspaceId, w)
+            yield* counters.add(workspaceId, WEBHOOKS, 1)
+          }).pipe(persist),
+        findById: (workspaceId, id) =>
+          findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map(toWebhook)), mapSqlError),
+        update: (workspaceId, w) =>
+          Effect.gen(function*() {
+            yield* sql`UPDATE webhooks SET url = ${w.url}, description = ${w.description},
+              events = ${p.json(w.events)}, updated_at = ${ts(w.updated_at)}
+              WHERE workspace_id = ${workspaceId} AND id = ${w.id}`
+            yield* sql`DELETE FROM webhook_event_types WHERE webhook_id = ${w.id}`
+            yield* insertTypes(workspaceId, w)
+          }).pipe(mapSqlError),
+        delete: (workspaceId, id) =>
+          Effect.gen(function*() {
+            const rows = yield* sql`DELETE FROM webhooks WHERE workspace_id = ${workspaceId} AND id = ${id}
+              RETURNING id`
+            if (rows.length === 0) return false
+            yield* counters.add(workspaceId, WEBHOOKS, -1)
+            yield* sql`DELETE FROM workspace_counters
+              WHERE workspace_id = ${workspaceId} AND name = ${deliveriesCounter(id)}`
+            return true
+          }).pipe(persist),
+        list: (workspaceId, { limit, offset }) =>
+          Effect.all({
+            items: page({ workspace_id: workspaceId, limit, offset }).pipe(
+              Effect.map((rows) => rows.map(toWebhook)),
+              mapSqlError
+            ),
+            total: counters.get(workspaceId, WEBHOOKS)
+          }),
+        rotateSecret: (workspaceId, id, secret, previousExpiresAt, at) =>
+          // The right-hand sides read the row as it was: the old secret becomes the previous one.
+          sql`UPDATE webhooks SET secret = ${Redacted.value(secret)},
+              previous_secret = ${previousExpiresAt === null ? null : sql`secret`},
+              previous_secret_expires_at = ${tsOrNull(previousExpiresAt)}, updated_at = ${ts(at)}
+              WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(Effect.asVoid, mapSqlError),
+        enable: (workspaceId, id, at) =>
+          Effect.gen(function*() {
+            yield* sql`UPDATE webhooks SET is_active = ${p.bool(true)}, consecutive_failures = 0,
+              deactivated_at = NULL, deactivation_reason = NULL, updated_at = ${ts(at)}
+              WHERE workspace_id = ${workspaceId} AND id = ${id}`
+            yield* sql`UPDATE webhook_deliveries SET next_attempt_at = ${ts(at)}, updated_at = ${ts(at)}
+              WHERE workspace_id = ${workspaceId} AND webhook_id = ${id} AND status = 'pending'
+              AND next_attempt_at IS NULL`
+            yield* afterCommit(signal.notify)
+          }).pipe(mapSqlError),
+        findDelivery: (workspaceId, webhookId, id) =>
+          findDelivery({ workspace_id: workspaceId, webhook_id: webhookId, id }).pipe(
+            Effect.flatMap(Option.match({
+              onNone: () => Effect.succeedNone,
+              onSome: (row) => Effect.map(withLogs([row]), (ds) => Option.fromNullable(ds[0]))
+            })),
+            mapSqlError
+          ),
+        listDeliveries: (workspaceId, webhookId, filter, { limit, offset }) =>
+          Effect.all({
+            items: deliveryPage({
+              workspace_id: workspaceId,
+              webhook_id: webhookId,
+              status: filter.status,
+              limit,
+              offset
+            })
+              .pipe(Effect.flatMap(withLogs), mapSqlError),
+            // A status filter counts through the (workspace_id, webhook_id, status, ...) index.
+            total: filter.status === undefined
+              ? counters.get(workspaceId, deliveriesCounter(webhookId))
+              : countByStatus({ workspace_id: workspaceId, webhook_id: webhookId, status: filter.status }).pipe(
+                Effect.map((r) => r.total),
+                mapSqlError
+              )
+          }),
+        redeliver: (workspaceId, webhookId, id, at) =>
+          Effect.gen(function*() {
+            yield* sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0,
+              next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id
+                AND w.is_active = ${p.bool(true)}) THEN CAST(${ts(at)} AS ${timestamp}) ELSE NULL END,
+              claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
+              WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId} AND id = ${id}`
+            yield* afterCommit(signal.notify)
+          }).pipe(mapSqlError)
+      })
+    })
+  )
+
+const statusOf = (outcome: DeliveryOutcome): DeliveryStatus =>
+  outcome._tag === "Delivered" ? "delivered" : outcome._tag === "Retry" ? "pending" : "failed"
+
+export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.SqlClient | DeliverySignal> = Layer
+  .effect(
+    DeliveryQueue,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const signal = yield* DeliverySignal
+      const p = params(sql)
+      const active = p.bool(true)
+
+      /** One statement: the due rows are chosen and leased together (D38); PostgreSQL skips rows others lock (D43). */
+      const claim = SqlSchema.findAll({
+        Request: Schema.Struct({
+          now: Schema.String,
+          lease: Schema.String,
+          claimant: Schema.String,
+          limit: Schema.Int
+        }),
+        Result: Schema.Struct({ id: DeliveryId }),
+        execute: (r) => {
+          const lock = sql.onDialectOrElse({ pg: () => sql`FOR UPDATE OF d SKIP LOCKED`, orElse: () => sql`` })
+          return sql`UPDATE webhook_deliveries SET claimed_by = ${r.claimant}, leased_until = ${r.lease},
+              next_attempt_at = ${r.lease} WHERE id IN (
+                SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ${r.now}
+                AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
+                ORDER BY d.next_attempt_at, d.id LIMIT ${r.limit} ${lock})
+              RETURNING id`
+        }
+      })
+
+      const loadClaimed = SqlSchema.findAll({
+        Request: Schema.Struct({ ids: Schema.Array(DeliveryId), claimant: Schema.String }),
+        Result: ClaimedRow,
+        execute: (r) =>
+          sql`SELECT d.id, d.workspace_id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.secret,
+              w.previous_secret, w.previous_secret_expires_at, ws.organization_id, e.id AS event_id, e.event,
+              e.occurred_at, e.actor_type, e.actor_id, e.data
+              FROM webhook_deliveries d
+              JOIN webhooks w ON w.id = d.webhook_id
+              JOIN events e ON e.id = d.event_id
+              JOIN workspaces ws ON ws.id = d.workspace_id
+              WHERE ${sql.in("d.id", r.ids)} AND d.claimed_by = ${r.claimant}
+              ORDER BY d.next_attempt_at, d.id`
+      })
+
+      const nextDue = SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
+        execute: () =>
+          sql`SELECT d.next_attempt_at FROM webhook_deliveries d
+              WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
+              ORDER BY d.next_attempt_at LIMIT 1`
+      })
+
+      const deactivate = (claimed: ClaimedDelivery, reason: DeactivationReason, at: DateTime.Utc) =>
+        Effect.gen(function*() {
+          yield* sql`UPDATE webhooks SET is_active = ${p.bool(false)}, deactivated_at = ${ts(at)},
+            deactivation_reason = ${reason}, updated_at = ${ts(at)}
+            WHERE id = ${claimed.webhookId} AND is_active = ${active}`
+          yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, claimed_by = NULL,
+            leased_until = NULL, updated_at = ${ts(at)}
+            WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
+        })
+
+      const failureCount = SqlSchema.single({
+        Request: WebhookId,
+        Result: Schema.Struct({ consecutive_failures: DbInt }),
+        execute: (id) =>
+          sql`UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ${id}
+              RETURNING consecutive_failures`
+      })
+
+      const complete = (
+        claimed: ClaimedDelivery,
+        attempt: Parameters<DeliveryQueue["Type"]["complete"]>[1],
+        outcome: DeliveryOutcome,
+        at: DateTime.Utc
+      ) =>
+        Effect.gen(function*() {
+          const status = statusOf(outcome)
+          // The first statement writes, so SQLite takes the write lock at once instead of upgrading a read.
+          const updated = yield* sql`UPDATE webhook_deliveries SET attempts = attempts + 1,
+            round_attempts = round_attempts + 1, status = ${status},
+            next_attempt_at = ${outcome._tag === "Retry" ? ts(outcome.at) : null},
+            last_attempt_at = ${ts(attempt.attemptedAt)}, response_status = ${attempt.responseStatus},
+            last_error = ${attempt.error}, delivered_at = ${outcome._tag === "Delivered" ? ts(at) : sql`delivered_at`},
+            claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
+            WHERE id = ${claimed.id} AND claimed_by = ${claimed.claimant} AND attempts = ${claimed.attempts}
+            AND status = 'pending' RETURNING attempts`
+          if (updated.length === 0) return false
+          yield* sql`INSERT INTO webhook_delivery_attempts ${
+            sql.insert({
+              delivery_id: claimed.id,
+              attempt: claimed.attempts + 1,
+              attempted_at: ts(attempt.attemptedAt),
+              duration_ms: Math.round(attempt.durationMs),
+              response_status: attempt.responseStatus,
+              error: attempt.error,
+              response_excerpt: attempt.responseExcerpt
+            })
+          }`
+          switch (outcome._tag) {
+            case "Delivered": {
+              yield* sql`UPDATE webhooks SET consecutive_failures = 0
+                WHERE id = ${claimed.webhookId} AND consecutive_failures <> 0`
+              break
+            }
+            case "Failed": {
+              const { consecutive_failures } = yield* failureCount(claimed.webhookId)
+              if (consecutive_failures >= outcome.deactivateAfter) {
+                yield* deactivate(claimed, "consecutive_failures", at)
+              }
+              break
+            }
+            case "Gone": {
+              yield* deactivate(claimed, "gone", at)
+              break
+            }
+            case "Retry":
+              break
+          }
+          return true
+        }).pipe(sql.withTransaction, Effect.tap(signal.notify), mapSqlError)
+
+      return DeliveryQueue.of({
+        claimDue: ({ claimant, leaseUntil, limit, now }) =>
+          Effect.gen(function*() {
+            const rows = yield* claim({ now: ts(now), lease: ts(leaseUntil), claimant, limit })
+            if (rows.length === 0) return []
+            const claimed = yield* loadClaimed({ ids: rows.map((r) => r.id), claimant })
+            return claimed.map(toClaimed(claimant))
+          }).pipe(mapSqlError),
+        complete,
+        release: (claimant, at) =>
+          sql`UPDATE webhook_deliveries SET claimed_by = NULL, leased_until = NULL, next_attempt_at = ${ts(at)}
+              WHERE claimed_by = ${claimant} AND status = 'pending' RETURNING id`.pipe(
+            Effect.map((rows) => rows.length),
+            Effect.tap(signal.notify),
+            mapSqlError
+          ),
+        nextDueAt: nextDue(undefined).pipe(
+          Effect.map(Option.map((r) => r.next_attempt_at)),
+          Effect.mapError(toPersistenceError)
+        ),
+        changes: signal.changes
+      })
+    })
+  )

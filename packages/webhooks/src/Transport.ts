@@ -1,0 +1,177 @@
+/**
+ * Sending one attempt (D38, D47). `WebhookTransport.Undici` posts with a keep-alive undici `Agent`: redirects are
+ * not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded excerpt, and
+ * the address the socket connects to is checked again (a host name that changed its answer since the webhook was
+ * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
+ */
+import { Context, Data, Duration, Effect, Exit, Layer, Runtime } from "effect"
+import type { LookupAddress, LookupOptions } from "node:dns"
+import { isIP } from "node:net"
+import { Agent } from "undici"
+import { hostOf, HostResolver, isRefusedAddress } from "./UrlPolicy.js"
+import { WebhookConfig } from "./WebhookConfig.js"
+
+export interface TransportRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export interface TransportResponse {
+  readonly status: number
+  readonly retryAfter: string | undefined
+  /** The start of the answer's body (at most `EXCERPT_CHARACTERS`), or null when it was empty. */
+  readonly excerpt: string | null
+}
+
+/** An attempt without an answer: timed out, could not connect, or the address was refused (D47). */
+export class TransportError extends Data.TaggedError("TransportError")<{
+  readonly reason: "timeout" | "connection" | "refused_address"
+  readonly message: string
+}> {}
+
+export class WebhookTransport extends Context.Tag("@support-engine/webhooks/WebhookTransport")<WebhookTransport, {
+  readonly send: (request: TransportRequest) => Effect.Effect<TransportResponse, TransportError>
+}>() {
+  /** The real transport. Closing its scope closes its connections. */
+  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.scoped(
+    WebhookTransport,
+    Effect.gen(function*() {
+      const config = yield* WebhookConfig
+      const resolver = yield* HostResolver
+      const runtime = yield* Effect.runtime<never>()
+      const timeout = Duration.toMillis(config.timeout)
+      const agent = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          new Agent({
+            headersTimeout: timeout,
+            bodyTimeout: timeout,
+            connect: { timeout, lookup: guardedLookup(resolver, runtime, config.allowPrivate) }
+          })
+        ),
+        (agent) => Effect.promise(() => agent.destroy())
+      )
+
+      const send = (request: TransportRequest) =>
+        Effect.gen(function*() {
+          const url = new URL(request.url)
+          // A literal address is never looked up, so the socket's address check happens here.
+          const host = hostOf(url)
+          if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
+            return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
+          }
+          return yield* Effect.tryPromise({
+            try: async (signal) => {
+              const response = await agent.request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
+                method: "POST",
+                headers: request.headers,
+                body: request.body,
+                signal
+              })
+              const retryAfter = response.headers["retry-after"]
+              return {
+                status: response.statusCode,
+                retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+                excerpt: await readExcerpt(response.body)
+              } satisfies TransportResponse
+            },
+            catch: toTransportError
+          })
+        }).pipe(
+          Effect.timeoutFail({
+            duration: config.timeout,
+            onTimeout: () =>
+              new TransportError({ reason: "timeout", message: `No answer within ${Duration.format(config.timeout)}.` })
+          })
+        )
+
+      return { send }
+    })
+  )
+}
+
+/** How much of an answer's body the attempt log keeps. */
+export const EXCERPT_CHARACTERS = 1024
+/** Bodies up to this size are drained so the connection can be reused; a longer one closes it. */
+const DRAIN_BYTES = 64 * 1024
+
+const readExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknown }): Promise<string | null> => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of body) {
+    if (size < EXCERPT_CHARACTERS * 4) chunks.push(chunk)
+    size += chunk.length
+    if (size > DRAIN_BYTES) {
+      body.destroy()
+      break
+    }
+  }
+  if (size === 0) return null
+  return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, EXCERPT_CHARACTERS)
+}
+
+const REFUSED_CODE = "ERR_WEBHOOK_REFUSED_ADDRESS"
+const refusedMessage = (address: string) => `Refused to connect to ${address}: not a public address.`
+
+const causes = (error: unknown): Array<unknown> => {
+  const chain: Array<unknown> = []
+  let current: unknown = error
+  while (current !== undefined && current !== null && chain.length < 5) {
+    chain.push(current)
+    current = typeof current === "object" && "cause" in current ? current.cause : undefined
+  }
+  return chain
+}
+
+const toTransportError = (error: unknown): TransportError => {
+  const chain = causes(error)
+  const refused = chain.find((e) => typeof e === "object" && e !== null && "code" in e && e.code === REFUSED_CODE)
+  if (refused instanceof Error) return new TransportError({ reason: "refused_address", message: refused.message })
+  const described = chain.map((e) => {
+    if (!(e instanceof Error)) return String(e)
+    const code = "code" in e && typeof e.code === "string" ? `${e.code}: ` : ""
+    return `${code}${e.message}`
+  })
+  return new TransportError({ reason: "connection", message: described.join(" <- ").slice(0, 500) })
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | Array<LookupAddress>,
+  family?: number
+) => void
+
+/**
+ * A `lookup` for sockets that resolves through `HostResolver` and, unless private targets are allowed, refuses a name
+ * with any refused address (D47): the check applies to the addresses the socket is about to use, not to an earlier
+ * answer.
+ */
+const guardedLookup =
+  (resolver: HostResolver["Type"], runtime: Runtime.Runtime<never>, allowPrivate: boolean) =>
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    Runtime.runCallback(runtime)(resolver.resolve(hostname), {
+      onExit: (exit) => {
+        if (Exit.isFailure(exit)) {
+          const error: NodeJS.ErrnoException = new Error(`Could not resolve ${hostname}.`)
+          error.code = "ENOTFOUND"
+          return callback(error, "")
+        }
+        const wanted = options.family === 4 || options.family === 6 ? options.family : undefined
+        const addresses = exit.value.filter((a) => wanted === undefined || a.family === wanted)
+        const refused = allowPrivate ? undefined : addresses.find((a) => isRefusedAddress(a.address))
+        if (refused !== undefined || addresses.length === 0) {
+          const error: NodeJS.ErrnoException = new Error(
+            refused === undefined ? `Could not resolve ${hostname}.` : refusedMessage(refused.address)
+          )
+          error.code = refused === undefined ? "ENOTFOUND" : REFUSED_CODE
+          return callback(error, "")
+        }
+        if (options.all === true) {
+          return callback(null, addresses.map((a) => ({ address: a.address, family: a.family })))
+        }
+        callback(null, addresses[0]!.address, addresses[0]!.family)
+      }
+    })
+  }

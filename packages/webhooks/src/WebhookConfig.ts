@@ -1,0 +1,79 @@
+/**
+ * Webhook configuration (D38, D41): the retry base, the attempt timeout, whether private targets are allowed, and
+ * the dispatcher's limits. `fromEnv` reads the environment with Effect `Config`; `layer` is for tests and hosts.
+ */
+import { Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
+
+export interface WebhookSettings {
+  /** Attempt n+1 is due `retryBase · 2^(n-1)` after attempt n failed (D38). */
+  readonly retryBase: Duration.Duration
+  /** One attempt's time limit, connection included (D38). */
+  readonly timeout: Duration.Duration
+  /** Allow http and loopback, private, link-local and unspecified targets (D36, D47). For development only. */
+  readonly allowPrivate: boolean
+  /** Attempts in flight at once, per dispatcher. */
+  readonly concurrency: number
+  /** Attempts per delivery before it has failed (D38). */
+  readonly maxAttempts: number
+  /** Consecutive failed deliveries that deactivate a webhook (D38). */
+  readonly deactivateAfter: number
+  /** The longest a dispatcher sleeps without looking for work other processes wrote. */
+  readonly pollInterval: Duration.Duration
+  /** Added to the timeout to make a claim's lease; at most 30 seconds (D38). */
+  readonly leaseMargin: Duration.Duration
+}
+
+export const defaults: WebhookSettings = {
+  retryBase: Duration.minutes(1),
+  timeout: Duration.seconds(10),
+  allowPrivate: false,
+  concurrency: 16,
+  maxAttempts: 10,
+  deactivateAfter: 5,
+  pollInterval: Duration.seconds(1),
+  leaseMargin: Duration.seconds(5)
+}
+
+const MAX_LEASE_MARGIN = Duration.seconds(30)
+
+export class WebhookConfig extends Context.Tag("@support-engine/webhooks/WebhookConfig")<
+  WebhookConfig,
+  WebhookSettings
+>() {
+  /** Settings given in code; anything left out takes its default. */
+  static layer(settings: Partial<WebhookSettings> = {}): Layer.Layer<WebhookConfig> {
+    const merged = { ...defaults, ...settings }
+    return Layer.succeed(WebhookConfig, {
+      ...merged,
+      leaseMargin: Duration.min(merged.leaseMargin, MAX_LEASE_MARGIN)
+    })
+  }
+
+  /**
+   * Settings from the environment (D41): `SUPPORT_WEBHOOK_RETRY_BASE_MS`, `SUPPORT_WEBHOOK_TIMEOUT_MS`,
+   * `SUPPORT_WEBHOOK_ALLOW_PRIVATE`, `SUPPORT_WEBHOOK_CONCURRENCY`, `SUPPORT_WEBHOOK_MAX_ATTEMPTS`,
+   * `SUPPORT_WEBHOOK_DEACTIVATE_AFTER`, `SUPPORT_WEBHOOK_POLL_INTERVAL_MS`.
+   */
+  static readonly fromEnv: Layer.Layer<WebhookConfig, ConfigError.ConfigError> = Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const positive = (name: string, fallback: number) =>
+        Config.integer(name).pipe(
+          Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
+          Config.withDefault(fallback)
+        )
+      const millis = (name: string, fallback: Duration.Duration) =>
+        Effect.map(positive(name, Duration.toMillis(fallback)), Duration.millis)
+      return WebhookConfig.layer({
+        retryBase: yield* millis("SUPPORT_WEBHOOK_RETRY_BASE_MS", defaults.retryBase),
+        timeout: yield* millis("SUPPORT_WEBHOOK_TIMEOUT_MS", defaults.timeout),
+        allowPrivate: yield* Config.boolean("SUPPORT_WEBHOOK_ALLOW_PRIVATE").pipe(
+          Config.withDefault(defaults.allowPrivate)
+        ),
+        concurrency: yield* positive("SUPPORT_WEBHOOK_CONCURRENCY", defaults.concurrency),
+        maxAttempts: yield* positive("SUPPORT_WEBHOOK_MAX_ATTEMPTS", defaults.maxAttempts),
+        deactivateAfter: yield* positive("SUPPORT_WEBHOOK_DEACTIVATE_AFTER", defaults.deactivateAfter),
+        pollInterval: yield* millis("SUPPORT_WEBHOOK_POLL_INTERVAL_MS", defaults.pollInterval)
+      })
+    })
+  )
+}

@@ -1,0 +1,176 @@
+/**
+ * Webhook subscriptions (D36, D46): create, read, update, delete, rotate the secret, enable, the delivery log and
+ * redeliver. Every operation checks the principal's ability (D10) and reads and writes only its workspace (D11).
+ * Managing subscriptions records no events (D34 lists none).
+ */
+import { NotFound } from "@support-engine/core/Errors"
+import { IdGenerator } from "@support-engine/core/IdGenerator"
+import { type DeliveryId, WebhookId, type WorkspaceId } from "@support-engine/core/Ids"
+import { makePage, PageRequest } from "@support-engine/core/Pagination"
+import { canRead, canWrite } from "@support-engine/core/Principal"
+import { sliceOf } from "@support-engine/core/Repository"
+import { now } from "@support-engine/core/Timestamp"
+import { Transactor } from "@support-engine/core/Transactor"
+import {
+  type CreateWebhook,
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  type ListWebhookDeliveries,
+  type ListWebhooks,
+  normalizeEvents,
+  type RotateWebhookSecret,
+  type UpdateWebhook,
+  Webhook,
+  WebhookWithSecret
+} from "@support-engine/core/Webhook"
+import { WebhookRepo } from "@support-engine/core/WebhookRepo"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { SECRET_PREFIX } from "./Signer.js"
+import { checkWebhookUrl, HostResolver } from "./UrlPolicy.js"
+import { WebhookConfig } from "./WebhookConfig.js"
+
+/** Random bytes in a secret: 32, so 256 bits of key for HMAC-SHA256 (D36). */
+const SECRET_BYTES = 32
+
+export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhooks/Webhooks", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WebhookRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const config = yield* WebhookConfig
+    const resolver = yield* HostResolver
+
+    const checkUrl = (url: string) =>
+      checkWebhookUrl(url, config.allowPrivate).pipe(Effect.provideService(HostResolver, resolver))
+
+    const newSecret = Effect.map(
+      ids.secret(SECRET_BYTES),
+      (bytes) => Redacted.make(`${SECRET_PREFIX}${Buffer.from(bytes).toString("base64")}`)
+    )
+
+    const find = (workspaceId: WorkspaceId, id: WebhookId) =>
+      repo.findById(workspaceId, id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ resource: "Webhook" })),
+          onSome: Effect.succeed
+        }))
+      )
+
+    /** Creates a subscription; the answer carries its secret, shown this once. */
+    const create = Effect.fn("Webhooks.create")(function*(input: CreateWebhook) {
+      const principal = yield* canWrite
+      yield* checkUrl(input.url)
+      const at = yield* now
+      const secret = yield* newSecret
+      const webhook = new Webhook({
+        id: WebhookId.make(yield* ids.uuid),
+        url: input.url,
+        events: normalizeEvents(input.events),
+        description: input.description ?? null,
+        is_active: true,
+        consecutive_failures: 0,
+        deactivated_at: null,
+        deactivation_reason: null,
+        previous_secret_expires_at: null,
+        created_at: at,
+        updated_at: at
+      })
+      yield* tx.withTransaction(repo.insert(principal.workspaceId, webhook, secret))
+      return new WebhookWithSecret({ ...webhook, secret })
+    })
+
+    const get = Effect.fn("Webhooks.get")(function*(id: WebhookId) {
+      const principal = yield* canRead
+      return yield* find(principal.workspaceId, id)
+    })
+
+    const list = Effect.fn("Webhooks.list")(function*(query: ListWebhooks) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    /** Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. */
+    const update = Effect.fn("Webhooks.update")(function*(id: WebhookId, input: UpdateWebhook) {
+      const principal = yield* canWrite
+      const current = yield* find(principal.workspaceId, id)
+      const next = {
+        url: input.url ?? current.url,
+        events: input.events === undefined ? current.events : normalizeEvents(input.events),
+        description: input.description === undefined ? current.description : input.description
+      }
+      const changed = next.url !== current.url || next.description !== current.description ||
+        next.events.join(",") !== current.events.join(",")
+      if (!changed) return current
+      if (next.url !== current.url) yield* checkUrl(next.url)
+      const updated = new Webhook({ ...current, ...next, updated_at: yield* now })
+      yield* tx.withTransaction(repo.update(principal.workspaceId, updated))
+      return updated
+    })
+
+    const remove = Effect.fn("Webhooks.delete")(function*(id: WebhookId) {
+      const principal = yield* canWrite
+      const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
+      if (!deleted) return yield* new NotFound({ resource: "Webhook" })
+    })
+
+    /**
+     * A new secret, returned once; the old one keeps signing for the grace period (default 24 hours, D46), and
+     * not at all with 0.
+     */
+    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(id: WebhookId, input: RotateWebhookSecret) {
+      const principal = yield* canWrite
+      yield* find(principal.workspaceId, id)
+      const at = yield* now
+      const grace = input.grace_period_seconds ?? DEFAULT_GRACE_PERIOD_SECONDS
+      const previousExpiresAt = grace === 0 ? null : DateTime.add(at, { seconds: grace })
+      const secret = yield* newSecret
+      yield* tx.withTransaction(repo.rotateSecret(principal.workspaceId, id, secret, previousExpiresAt, at))
+      return new WebhookWithSecret({ ...(yield* find(principal.workspaceId, id)), secret })
+    })
+
+    /** Reactivates a deactivated webhook (D38); its failure count starts again at 0. */
+    const enable = Effect.fn("Webhooks.enable")(function*(id: WebhookId) {
+      const principal = yield* canWrite
+      const current = yield* find(principal.workspaceId, id)
+      if (current.is_active) return current
+      yield* tx.withTransaction(repo.enable(principal.workspaceId, id, yield* now))
+      return yield* find(principal.workspaceId, id)
+    })
+
+    /** The delivery log (D36), newest first. */
+    const deliveries = Effect.fn("Webhooks.deliveries")(function*(id: WebhookId, query: ListWebhookDeliveries) {
+      const principal = yield* canRead
+      yield* find(principal.workspaceId, id)
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.listDeliveries(
+        principal.workspaceId,
+        id,
+        { status: query.status },
+        sliceOf(page)
+      )
+      return makePage(items, total, page)
+    })
+
+    /**
+     * Queues a delivery again with a fresh attempt budget and the same id (D37). For a deactivated webhook it waits
+     * until `enable`.
+     */
+    const redeliver = Effect.fn("Webhooks.redeliver")(function*(id: WebhookId, deliveryId: DeliveryId) {
+      const principal = yield* canWrite
+      yield* find(principal.workspaceId, id)
+      const findDelivery = repo.findDelivery(principal.workspaceId, id, deliveryId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ resource: "Delivery" })),
+          onSome: Effect.succeed
+        }))
+      )
+      yield* findDelivery
+      yield* tx.withTransaction(repo.redeliver(principal.workspaceId, id, deliveryId, yield* now))
+      return yield* findDelivery
+    })
+
+    return { create, get, list, update, delete: remove, rotateSecret, enable, deliveries, redeliver } as const
+  }),
+  dependencies: [Layer.merge(WebhookConfig.fromEnv, HostResolver.System)]
+}) {}

@@ -1,0 +1,179 @@
+/**
+ * Crash safety (D38): a dispatcher in a child process on a SQLite file is killed with SIGKILL mid-delivery. After a
+ * restart the delivery is made once its lease (timeout 2 s + margin 1 s) has expired: nothing is lost, and the
+ * receiver answers a second time only when the crash came after it had answered.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { WebhookId } from "@support-engine/core/Ids"
+import type { PrincipalShape } from "@support-engine/core/Principal"
+import { CreateWebhook, ListWebhookDeliveries } from "@support-engine/core/Webhook"
+import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Deferred, Duration, Effect, Queue } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { answer, as, freshDatabaseUrl, makeWorkspace, record, scriptedTransport, servicesLayer } from "./Harness.js"
+import { type Hit, startReceiver } from "./TestReceiver.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const fixture = join(here, "fixtures", "dispatcher-process.ts")
+const LEASE_MILLIS = 3000
+
+/** Starts the dispatcher process on `file`; resolves once it prints `ready`; killed with the scope. */
+const startDispatcher = (file: string) =>
+  Effect.acquireRelease(
+    Effect.async<ChildProcess, Error>((resume) => {
+      const child = spawn(process.execPath, ["--import", "tsx", fixture, file], {
+        cwd: join(here, ".."),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout!.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes("ready")) resume(Effect.succeed(child))
+      })
+      child.stderr!.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+      })
+      child.on("exit", (code, signal) => {
+        if (!output.includes("ready")) {
+          resume(Effect.fail(new Error(`dispatcher exited (${code ?? signal}): ${output}`)))
+        }
+      })
+    }).pipe(Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("dispatcher not ready") })),
+    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+
+/** Kills the dispatcher process as soon as it is known (from a node callback). */
+const crash = (child: Deferred.Deferred<ChildProcess>): void => {
+  Effect.runFork(Effect.flatMap(Deferred.await(child), (c) => Effect.sync(() => c.kill("SIGKILL"))))
+}
+
+const killed = (child: ChildProcess) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    child.once("exit", () => resume(Effect.void))
+  })
+
+const next = (hits: Queue.Queue<Hit>) =>
+  Queue.take(hits).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => new Error("the receiver got nothing") })
+  )
+
+const deliveriesOf = (principal: PrincipalShape, id: WebhookId) =>
+  Effect.flatMap(Webhooks, (w) => w.deliveries(id, new ListWebhookDeliveries({}))).pipe(
+    Effect.map((page) => page.data),
+    as(principal),
+    Effect.orDie
+  )
+
+const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 400; i++) {
+      if (yield* condition) return
+      yield* Effect.sleep(Duration.millis(50))
+    }
+    return yield* Effect.dieMessage("condition not reached in time")
+  })
+
+/** The parent's engine on the same file: it records events and reads the log; it runs no dispatcher. */
+const parentLayer = (databaseUrl: string) =>
+  Effect.map(
+    scriptedTransport(() => answer(500)),
+    (transport) => servicesLayer(transport.layer, { allowPrivate: true }, HostResolver.System, databaseUrl)
+  )
+
+describe("Crash safety (D38)", () => {
+  it.scopedLive(
+    "SIGKILL before the receiver answered: delivered after the lease expires, once",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = freshDatabaseUrl()
+        const file = databaseUrl.slice("file:".length)
+        const crashed = yield* Deferred.make<ChildProcess>()
+        const receiver = yield* startReceiver((n) => {
+          if (n === 1) {
+            // Mid-delivery: the request has arrived, no answer has been sent. Crash now.
+            crash(crashed)
+            return "hang"
+          }
+          return { status: 200 }
+        })
+        const layer = yield* parentLayer(databaseUrl)
+        yield* Effect.gen(function*() {
+          const { principal } = yield* makeWorkspace()
+          const webhook = yield* Effect.flatMap(
+            Webhooks,
+            (w) => w.create(new CreateWebhook({ url: receiver.url(), events: ["*"] }))
+          ).pipe(as(principal))
+
+          const first = yield* Effect.scoped(Effect.gen(function*() {
+            const child = yield* startDispatcher(file)
+            yield* Deferred.succeed(crashed, child)
+            yield* record("agent.deleted", { id: "crash" }).pipe(as(principal))
+            const hit = yield* next(receiver.hits)
+            yield* killed(child)
+            return hit
+          }))
+          const [held] = yield* deliveriesOf(principal, webhook.id)
+          assert.strictEqual(held!.status, "pending", "not lost")
+          assert.strictEqual(held!.attempts, 0, "the attempt died with the process")
+
+          yield* startDispatcher(file)
+          const second = yield* next(receiver.hits)
+          assert.isAtLeast(second.at - first.at, LEASE_MILLIS - 500, "not before the lease expired")
+          assert.strictEqual(second.headers["x-service-delivery"], first.headers["x-service-delivery"])
+          assert.strictEqual(second.body.toString(), first.body.toString(), "the same delivery")
+          yield* waitFor(Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.status === "delivered"))
+          const [delivered] = yield* deliveriesOf(principal, webhook.id)
+          assert.strictEqual(delivered!.attempts, 1)
+          yield* Effect.sleep(Duration.millis(300))
+          assert.strictEqual(receiver.all.length, 2, "answered once: no duplicate")
+        }).pipe(Effect.provide(layer))
+      }),
+    { timeout: 90_000 }
+  )
+
+  it.scopedLive(
+    "SIGKILL right after the receiver answered: delivered; a duplicate is possible, never a loss",
+    () =>
+      Effect.gen(function*() {
+        const databaseUrl = freshDatabaseUrl()
+        const file = databaseUrl.slice("file:".length)
+        const crashed = yield* Deferred.make<ChildProcess>()
+        const receiver = yield* startReceiver((n) =>
+          n === 1 ? { status: 200, onSent: () => crash(crashed) } : { status: 200 }
+        )
+        const layer = yield* parentLayer(databaseUrl)
+        yield* Effect.gen(function*() {
+          const { principal } = yield* makeWorkspace()
+          const webhook = yield* Effect.flatMap(
+            Webhooks,
+            (w) => w.create(new CreateWebhook({ url: receiver.url(), events: ["*"] }))
+          ).pipe(as(principal))
+
+          yield* Effect.scoped(Effect.gen(function*() {
+            const child = yield* startDispatcher(file)
+            yield* Deferred.succeed(crashed, child)
+            yield* record("agent.deleted", { id: "crash" }).pipe(as(principal))
+            yield* next(receiver.hits)
+            yield* killed(child)
+          }))
+          const [afterCrash] = yield* deliveriesOf(principal, webhook.id)
+          yield* startDispatcher(file)
+          yield* waitFor(Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.status === "delivered"))
+          yield* Effect.sleep(Duration.millis(LEASE_MILLIS + 500))
+
+          const ids = receiver.all.map((h) => h.headers["x-service-delivery"])
+          assert.isTrue(new Set(ids).size === 1, "every request is the same delivery (receivers dedupe by id)")
+          // Recorded before the kill: one request. Killed before recording: the delivery was still pending, and was
+          // sent again after the lease: two requests, both answered.
+          assert.strictEqual(receiver.all.length, afterCrash!.status === "delivered" ? 1 : 2)
+          const [delivered] = yield* deliveriesOf(principal, webhook.id)
+          assert.strictEqual(delivered!.attempts, 1)
+        }).pipe(Effect.provide(layer))
+      }),
+    { timeout: 90_000 }
+  )
+})

@@ -1,0 +1,150 @@
+/**
+ * The webhooks package's tests run the real engine on a SQLite file (a fresh one per test: the dispatcher's queue
+ * spans every workspace of a database), with the transport and the resolver swapped as each test needs.
+ */
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { EngineLive, type EngineService } from "@support-engine/core/Engine"
+import { type EventType } from "@support-engine/core/Event"
+import { Events } from "@support-engine/core/Events"
+import { Actor, Principal, type PrincipalShape } from "@support-engine/core/Principal"
+import { Transactor } from "@support-engine/core/Transactor"
+import { CreateWebhook, type WebhookEventType } from "@support-engine/core/Webhook"
+import { CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
+import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
+import { StorageLive, type StoragePorts } from "@support-engine/storage/Storage"
+import { Dispatcher } from "@support-engine/webhooks/Dispatcher"
+import {
+  type TransportError,
+  type TransportRequest,
+  type TransportResponse,
+  WebhookTransport
+} from "@support-engine/webhooks/Transport"
+import { HostResolver, type ResolvedAddress, ResolveError } from "@support-engine/webhooks/UrlPolicy"
+import { WebhookConfig, type WebhookSettings } from "@support-engine/webhooks/WebhookConfig"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { DateTime, Duration, Effect, Layer, Queue, Ref, TestServices } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export const dir = mkdtempSync(join(tmpdir(), "support-engine-webhooks-"))
+let databases = 0
+/** A new SQLite file. */
+export const freshDatabaseUrl = () => `file:${join(dir, `test-${++databases}.db`)}`
+
+export type TestEngine = EngineService | StoragePorts
+
+/** DNS as the tests script it: `hooks.example.com` is a public address unless a test says otherwise. */
+export const scriptedResolver = (answers: Record<string, ReadonlyArray<string>> = {}) =>
+  Layer.succeed(HostResolver, {
+    resolve: (hostname) => {
+      const table: Record<string, ReadonlyArray<string>> = { "hooks.example.com": ["93.184.216.34"], ...answers }
+      const found = table[hostname]
+      return found === undefined
+        ? Effect.fail(new ResolveError({ hostname, cause: "not in the script" }))
+        : Effect.succeed(found.map((address): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4 })))
+    }
+  })
+
+/** One request the scripted transport received, and the time (Effect's `Clock`) it arrived. */
+export interface Received {
+  readonly request: TransportRequest
+  readonly at: DateTime.Utc
+  readonly body: Record<string, unknown>
+}
+
+export type Answer = (n: number, request: TransportRequest) => Effect.Effect<TransportResponse, TransportError>
+
+export const answer = (status: number, retryAfter?: string): Effect.Effect<TransportResponse> =>
+  Effect.succeed({ status, retryAfter, excerpt: `status ${status}` })
+
+/** A transport that answers by script (`n` counts calls from 1) and records what it received, in order. */
+export const scriptedTransport = (script: Answer) =>
+  Effect.gen(function*() {
+    const received = yield* Queue.unbounded<Received>()
+    const calls = yield* Ref.make(0)
+    const layer = Layer.succeed(WebhookTransport, {
+      send: (request) =>
+        Effect.gen(function*() {
+          const n = yield* Ref.updateAndGet(calls, (c) => c + 1)
+          const body = JSON.parse(request.body) as Record<string, unknown>
+          yield* received.offer({ request, at: yield* DateTime.now, body })
+          return yield* script(n, request)
+        })
+    })
+    return { layer, received, calls } as const
+  })
+
+/** Settings for clock-driven tests: a long poll, so every wake-up comes from a due time or a signal. */
+export const clockSettings: Partial<WebhookSettings> = { pollInterval: Duration.hours(1) }
+
+/** The engine, the Webhooks service and its dependencies, on a fresh database. */
+export const servicesLayer = (
+  transport: Layer.Layer<WebhookTransport>,
+  settings: Partial<WebhookSettings> = {},
+  resolver: Layer.Layer<HostResolver> = scriptedResolver(),
+  databaseUrl = freshDatabaseUrl()
+) =>
+  Webhooks.DefaultWithoutDependencies.pipe(
+    Layer.provideMerge(Layer.mergeAll(WebhookConfig.layer(settings), resolver, transport)),
+    Layer.provideMerge(EngineLive.pipe(Layer.provideMerge(StorageLive(databaseUrl)))),
+    Layer.orDie
+  )
+
+/** The real undici transport with the given settings and resolver (for tests against a real receiver). */
+export const realTransport = (
+  settings: Partial<WebhookSettings>,
+  resolver: Layer.Layer<HostResolver> = HostResolver.System
+) => WebhookTransport.Undici.pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
+
+/** The dispatcher alone, over services already in context. */
+export const dispatcherLayer = Dispatcher.DefaultWithoutDependencies
+
+/** Services plus a running dispatcher. */
+export const withDispatcher = (
+  transport: Layer.Layer<WebhookTransport>,
+  settings: Partial<WebhookSettings> = {},
+  resolver: Layer.Layer<HostResolver> = scriptedResolver()
+) => dispatcherLayer.pipe(Layer.provideMerge(servicesLayer(transport, settings, resolver)))
+
+/** A workspace and a write principal of it. */
+export const makeWorkspace = (
+  name = "Acme"
+): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, TestEngine> =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name }))
+    const { token } = yield* (yield* Tokens).create(
+      new CreateApiToken({ workspace_id: workspace.id, name: "test", abilities: ["external-api:write"] })
+    )
+    const principal: PrincipalShape = {
+      workspaceId: workspace.id,
+      organizationId: workspace.organization_id,
+      abilities: ["external-api:write"],
+      actor: Actor.apiToken(token.id)
+    }
+    return { workspace, principal }
+  }).pipe(Effect.orDie)
+
+export const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.provideService(self, Principal, principal)
+
+/** A webhook on `https://hooks.example.com/in` (a public address in the scripted DNS). */
+export const subscribe = (events: ReadonlyArray<WebhookEventType> = ["*"], url = "https://hooks.example.com/in") =>
+  Effect.flatMap(Webhooks, (webhooks) => webhooks.create(new CreateWebhook({ url, events })))
+
+/** Records one event as the principal would through a service: in a transaction (D34). */
+export const record = (type: EventType, data: Record<string, unknown>) =>
+  Effect.flatMap(Transactor, (tx) => tx.withTransaction(Effect.flatMap(Events, (events) => events.record(type, data))))
+
+/** Waits, in real time and with a deadline, until `condition` holds: for work other fibers do without a clock. */
+export const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what = "condition") =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1000; i++) {
+      if (yield* condition) return
+      yield* TestServices.provideLive(Effect.sleep(Duration.millis(5)))
+    }
+    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+  })
+
+/** Lets every other fiber run to its next wait (real time passes, the test clock does not). */
+export const settle = TestServices.provideLive(Effect.sleep(Duration.millis(30)))

@@ -1,0 +1,73 @@
+/** Webhook settings from the environment (D41). */
+import { assert, describe, it } from "@effect/vitest"
+import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
+import { ConfigError, ConfigProvider, Duration, Effect, Layer } from "effect"
+
+const fromEnv = (env: Record<string, string>) =>
+  Effect.provide(
+    WebhookConfig,
+    WebhookConfig.fromEnv.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    )
+  )
+
+describe("WebhookConfig (D41)", () => {
+  it.effect("defaults: 1 minute base, 10 s timeout, private targets refused, 16 at once, 10 attempts, 5 failures", () =>
+    Effect.gen(function*() {
+      const settings = yield* fromEnv({})
+      assert.deepStrictEqual(settings, {
+        retryBase: Duration.minutes(1),
+        timeout: Duration.seconds(10),
+        allowPrivate: false,
+        concurrency: 16,
+        maxAttempts: 10,
+        deactivateAfter: 5,
+        pollInterval: Duration.seconds(1),
+        leaseMargin: Duration.seconds(5)
+      })
+    }))
+
+  it.effect("reads every SUPPORT_WEBHOOK_* variable", () =>
+    Effect.gen(function*() {
+      const settings = yield* fromEnv({
+        SUPPORT_WEBHOOK_RETRY_BASE_MS: "200",
+        SUPPORT_WEBHOOK_TIMEOUT_MS: "1500",
+        SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
+        SUPPORT_WEBHOOK_CONCURRENCY: "4",
+        SUPPORT_WEBHOOK_MAX_ATTEMPTS: "3",
+        SUPPORT_WEBHOOK_DEACTIVATE_AFTER: "2",
+        SUPPORT_WEBHOOK_POLL_INTERVAL_MS: "250"
+      })
+      assert.deepInclude(settings, {
+        allowPrivate: true,
+        concurrency: 4,
+        maxAttempts: 3,
+        deactivateAfter: 2
+      })
+      assert.strictEqual(Duration.toMillis(settings.retryBase), 200)
+      assert.strictEqual(Duration.toMillis(settings.timeout), 1500)
+      assert.strictEqual(Duration.toMillis(settings.pollInterval), 250)
+    }))
+
+  it.effect("refuses values that are not positive integers or booleans", () =>
+    Effect.gen(function*() {
+      for (
+        const env of [
+          { SUPPORT_WEBHOOK_RETRY_BASE_MS: "soon" },
+          { SUPPORT_WEBHOOK_TIMEOUT_MS: "0" },
+          { SUPPORT_WEBHOOK_CONCURRENCY: "-1" },
+          { SUPPORT_WEBHOOK_ALLOW_PRIVATE: "maybe" }
+        ]
+      ) {
+        const error = yield* Effect.flip(fromEnv(env))
+        assert.isTrue(ConfigError.isInvalidData(error), JSON.stringify(env))
+      }
+    }))
+
+  it("a lease margin is at most 30 seconds (D38)", () => {
+    const settings = Effect.runSync(
+      Effect.provide(WebhookConfig, WebhookConfig.layer({ leaseMargin: Duration.minutes(5) }))
+    )
+    assert.deepStrictEqual(settings.leaseMargin, Duration.seconds(30))
+  })
+})
