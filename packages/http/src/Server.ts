@@ -1,0 +1,181 @@
+/**
+ * Ways to run the API (D3c, D41, D42): as a layer on a host's `HttpServer`, as a web or node:http request
+ * handler inside a host's own server, or as the standalone Node server the CLI starts.
+ */
+import { HttpApiBuilder, HttpServer, type HttpServerError } from "@effect/platform"
+import type { HttpApi, HttpRouter } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import type { Agents } from "@support-engine/core/Agents"
+import type { Companies } from "@support-engine/core/Companies"
+import type { Conversations } from "@support-engine/core/Conversations"
+import type { Customers } from "@support-engine/core/Customers"
+import type { EngineService } from "@support-engine/core/Engine"
+import type { Events } from "@support-engine/core/Events"
+import type { IdGenerator } from "@support-engine/core/IdGenerator"
+import type { KnowledgeBase } from "@support-engine/core/KnowledgeBase"
+import type { Messages } from "@support-engine/core/Messages"
+import type { Training } from "@support-engine/core/Training"
+import type { Transactor } from "@support-engine/core/Transactor"
+import type { WebhookRepo } from "@support-engine/core/WebhookRepo"
+import type { Tokens } from "@support-engine/core/Workspaces"
+import type { StoragePorts } from "@support-engine/storage/Storage"
+import { DEFAULT_DATABASE_URL, engineLayer } from "@support-engine/storage/SupportEngine"
+import { DispatcherBackground } from "@support-engine/webhooks/Dispatcher"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { AgentsHttpLive } from "./AgentsHttp.js"
+import { Api } from "./Api.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { CompaniesHttpLive } from "./CompaniesHttp.js"
+import { ConversationsHttpLive } from "./ConversationsHttp.js"
+import { CustomersHttpLive } from "./CustomersHttp.js"
+import { DocsLive } from "./Docs.js"
+import { EventsHttpLive } from "./EventsHttp.js"
+import { KnowledgeBaseHttpLive } from "./KnowledgeBaseHttp.js"
+import { MessagesHttpLive } from "./MessagesHttp.js"
+import { HttpConfig, RequestMiddlewareLive } from "./Middleware.js"
+import { TrainingHttpLive } from "./TrainingHttp.js"
+import { WebhooksHttpLive } from "./WebhooksHttp.js"
+
+/** The services the handlers call: core's (from `EngineLive`) and the webhook subscriptions of `webhooks`. */
+export type ApiServices =
+  | Tokens
+  | IdGenerator
+  | Events
+  | Agents
+  | Conversations
+  | Messages
+  | Training
+  | KnowledgeBase
+  | Customers
+  | Companies
+  | Webhooks
+
+/**
+ * What a host's engine layer provides for the API: every core service and the storage ports the webhook
+ * subscriptions service reads. Storage's `engineLayer({ databaseUrl })` provides all of it.
+ */
+export type EngineHost = Exclude<ApiServices, Webhooks> | WebhookRepo | Transactor
+
+/** The webhook subscriptions service with `SUPPORT_WEBHOOK_*` from the environment (D41). */
+export const WebhooksFromEnv: Layer.Layer<Webhooks, ConfigError.ConfigError, WebhookRepo | Transactor | IdGenerator> =
+  Webhooks.Default
+
+const GroupsLive = Layer.mergeAll(
+  EventsHttpLive,
+  AgentsHttpLive,
+  ConversationsHttpLive,
+  MessagesHttpLive,
+  TrainingHttpLive,
+  KnowledgeBaseHttpLive,
+  CustomersHttpLive,
+  CompaniesHttpLive,
+  WebhooksHttpLive
+).pipe(Layer.provide(AuthenticationLive))
+
+/**
+ * The API with its handlers, request middleware and the `/health`, `/openapi.json` and `/docs` routes: the
+ * `HttpApi.Api` that `HttpApiBuilder.serve` or `HttpApiBuilder.toWebHandler` turn into a server or handler.
+ */
+export const HttpApiLive: Layer.Layer<HttpApi.Api, never, ApiServices> = Layer.mergeAll(DocsLive, RequestMiddlewareLive)
+  .pipe(Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))))
+
+/** The API served on the host's `HttpServer` (any platform's). */
+export const HttpLive: Layer.Layer<
+  never,
+  never,
+  HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | ApiServices
+> = HttpApiBuilder.serve().pipe(Layer.provide(HttpApiLive))
+
+/** `SUPPORT_HOST` (default 127.0.0.1) and `SUPPORT_PORT` (default 8080; 0 picks a free port) (D41). */
+export const listenConfig = Config.all({
+  host: Config.string("SUPPORT_HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.integer("SUPPORT_PORT").pipe(
+    Config.withDefault(8080),
+    Config.validate({ message: "must be a port number (0 to 65535)", validation: (n) => n >= 0 && n <= 65535 })
+  )
+})
+
+/**
+ * The standalone Node server over the given engine, listening per D41 with the body limit of
+ * `SUPPORT_MAX_BODY_BYTES` and the webhook settings of `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
+ * connections and lets in-flight requests finish. It does not deliver webhooks: the engine's background does.
+ */
+export const ServerLive: Layer.Layer<
+  HttpServer.HttpServer,
+  ConfigError.ConfigError | HttpServerError.ServeError,
+  EngineHost
+> = HttpLive.pipe(
+  Layer.provide(WebhooksFromEnv),
+  Layer.provide(HttpConfig.fromEnv),
+  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig))
+)
+
+/**
+ * The engine on `SUPPORT_DATABASE_URL` (D41), migrated when built, with its background work: the training
+ * worker and the webhook dispatcher.
+ */
+export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(
+    Config.string("SUPPORT_DATABASE_URL").pipe(Config.withDefault(DEFAULT_DATABASE_URL)),
+    (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
+  )
+)
+
+/** The whole standalone server from the environment: engine, storage, webhook delivery and HTTP. */
+export const StandaloneLive: Layer.Layer<
+  HttpServer.HttpServer,
+  ConfigError.ConfigError | HttpServerError.ServeError
+> = ServerLive.pipe(Layer.provide(EngineFromEnv))
+
+/** A request handler and the function that releases what it holds (database pool, background fibers). */
+export interface Handler<H> {
+  readonly handler: H
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The API as a web `Request => Response` handler over the given core services, for hosts with their own
+ * server (Bun, Deno, a serverless function, a Node framework with a fetch adapter).
+ */
+export const makeWebHandler = <E>(
+  engine: Layer.Layer<EngineHost, E>
+): Handler<(request: Request) => Promise<Response>> =>
+  HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(HttpApiLive, HttpServer.layerContext).pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
+  )
+
+/** The API as a node:http request listener, inside an Effect program that provides the API (`HttpApiLive`). */
+export const nodeHandler = Effect.flatMap(HttpApiBuilder.httpApp, (app) => NodeHttpServer.makeHandler(app))
+
+/**
+ * The API as a node:http `(req, res)` listener over the given core services, to mount in an existing server:
+ * route the requests it should answer (for example every path under `/v1`, plus `/docs`, `/openapi.json`)
+ * to `handler`, and call `dispose` when the server closes.
+ */
+export const makeNodeHandler = <E>(
+  engine: Layer.Layer<EngineHost, E>
+): Handler<(request: IncomingMessage, response: ServerResponse) => void> => {
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(
+      HttpApiLive,
+      HttpApiBuilder.Router.Live,
+      HttpApiBuilder.Middleware.layer,
+      NodeHttpServer.layerContext
+    )
+      .pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
+  )
+  const ready = runtime.runPromise(nodeHandler)
+  // Surfaced on each request instead; without this the first failure would be an unhandled rejection.
+  ready.catch(() => undefined)
+  return {
+    handler: (request, response) => {
+      ready.then((handle) => handle(request, response), () => {
+        response.writeHead(500, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: "Internal server error.", code: null, errors: null }))
+      })
+    },
+    dispose: () => runtime.dispose()
+  }
+}

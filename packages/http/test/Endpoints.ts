@@ -1,0 +1,48 @@
+/** Every endpoint of the contract (spec + D19-D32, D36, D45) that is served so far, as method and path template. */
+export interface EndpointSpec {
+  readonly method: "GET" | "POST" | "PUT" | "DELETE"
+  /** As OpenAPI writes it: `/v1/companies/{id}`. */
+  readonly path: string
+  /** The success status (D21). */
+  readonly status: 200 | 201 | 204
+  /** A paginated list (D17). */
+  readonly list?: true
+}
+
+const crud = (collection: string): ReadonlyArray<EndpointSpec> => [
+  { method: "POST", path: `/v1/${collection}`, status: 201 },
+  { method: "GET", path: `/v1/${collection}`, status: 200, list: true },
+  { method: "GET", path: `/v1/${collection}/{id}`, status: 200 },
+  { method: "PUT", path: `/v1/${collection}/{id}`, status: 200 },
+  { method: "DELETE", path: `/v1/${collection}/{id}`, status: 204 }
+]
+
+export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
+  { method: "GET", path: "/v1/events", status: 200, list: true },
+  ...crud("agents"),
+  ...crud("conversations"),
+  { method: "POST", path: "/v1/conversations/{id}/messages", status: 201 },
+  { method: "GET", path: "/v1/messages", status: 200, list: true },
+  { method: "DELETE", path: "/v1/messages/{id}", status: 204 },
+  ...crud("training-data"),
+  { method: "POST", path: "/v1/training-data/url/process", status: 201 },
+  { method: "GET", path: "/v1/training-data/url/exists", status: 200 },
+  { method: "POST", path: "/v1/training-data/{id}/resync-now", status: 200 },
+  { method: "POST", path: "/v1/kb-articles", status: 201 },
+  { method: "GET", path: "/v1/kb-articles", status: 200, list: true },
+  { method: "GET", path: "/v1/kb-articles/{id}", status: 200 },
+  { method: "PUT", path: "/v1/kb-articles/{id}", status: 200 },
+  { method: "PUT", path: "/v1/kb-articles/{id}/translations/{locale}", status: 200 },
+  { method: "GET", path: "/v1/kb-articles/{id}/revisions", status: 200 },
+  { method: "POST", path: "/v1/kb-articles/{id}/revisions/{revisionId}/restore", status: 200 },
+  ...crud("webhooks"),
+  { method: "POST", path: "/v1/webhooks/{id}/rotate-secret", status: 200 },
+  { method: "POST", path: "/v1/webhooks/{id}/enable", status: 200 },
+  { method: "GET", path: "/v1/webhooks/{id}/deliveries", status: 200 },
+  { method: "POST", path: "/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", status: 200 },
+  ...crud("customers"),
+  ...crud("companies")
+]
+
+/** The template with every parameter set to a UUID that names nothing. */
+export const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000")

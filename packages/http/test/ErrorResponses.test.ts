@@ -1,0 +1,132 @@
+/** Every error schema: the wire body and status of D12-D14, and back to the same core error (client side). */
+import { HttpApiSchema } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import {
+  BusinessStateError,
+  CreationFailed,
+  Forbidden,
+  InsufficientAbility,
+  InvalidAgent,
+  InvalidAssignee,
+  InvalidAssigneeType,
+  InvalidSender,
+  InvalidType,
+  NotFound,
+  NoUrlsProvided,
+  PersistenceError,
+  ProcessingFailed,
+  Unauthenticated,
+  UrlDiscoveryRequired,
+  ValidationError
+} from "@support-engine/core/Errors"
+import * as R from "@support-engine/http/ErrorResponses"
+import { Effect, Schema } from "effect"
+
+const statusOf = (schema: Schema.Schema.All) => HttpApiSchema.getStatusErrorAST(schema.ast)
+
+/** The error encodes to the envelope with its code and status, decodes back, and no other code decodes as it. */
+const roundTrip = <A extends { readonly message: string }, I>(
+  schema: Schema.Schema<A, I>,
+  error: A,
+  status: number,
+  code: string
+) =>
+  Effect.gen(function*() {
+    const wire: unknown = yield* Schema.encode(schema)(error)
+    assert.deepStrictEqual(wire, { error: error.message, code, errors: null }, code)
+    assert.strictEqual(statusOf(schema), status, code)
+    assert.deepStrictEqual(yield* Schema.decodeUnknown(schema)(wire), error, code)
+    // The client tells the errors of one status apart by code.
+    const other = yield* Effect.either(
+      Schema.decodeUnknown(schema)({ error: error.message, code: "OTHER", errors: null })
+    )
+    assert.strictEqual(other._tag, "Left", code)
+  })
+
+describe("ErrorResponses", () => {
+  it.effect("each core error encodes to the standard envelope with its code and status, and decodes back", () =>
+    Effect.all([
+      roundTrip(R.UnauthenticatedResponse, new Unauthenticated(), 401, "UNAUTHENTICATED"),
+      roundTrip(
+        R.InsufficientAbilityResponse,
+        new InsufficientAbility({ ability: "external-api:read" }),
+        403,
+        "INSUFFICIENT_TOKEN_ABILITY"
+      ),
+      roundTrip(R.ForbiddenResponse, new Forbidden({ message: "Protected." }), 403, "FORBIDDEN"),
+      roundTrip(R.NotFoundResponse, new NotFound({ resource: "Training data" }), 404, "RESOURCE_NOT_FOUND"),
+      roundTrip(R.InvalidSenderResponse, new InvalidSender({ message: "m" }), 400, "INVALID_SENDER"),
+      roundTrip(R.InvalidAssigneeResponse, new InvalidAssignee({ message: "m" }), 400, "INVALID_ASSIGNEE"),
+      roundTrip(
+        R.InvalidAssigneeTypeResponse,
+        new InvalidAssigneeType({ message: "m" }),
+        400,
+        "INVALID_ASSIGNEE_TYPE"
+      ),
+      roundTrip(R.InvalidTypeResponse, new InvalidType({ message: "m" }), 400, "INVALID_TYPE"),
+      roundTrip(R.InvalidAgentResponse, new InvalidAgent({ message: "m" }), 400, "INVALID_AGENT"),
+      roundTrip(R.UrlDiscoveryRequiredResponse, new UrlDiscoveryRequired(), 422, "URL_DISCOVERY_REQUIRED"),
+      roundTrip(R.NoUrlsProvidedResponse, new NoUrlsProvided(), 422, "NO_URLS_PROVIDED"),
+      roundTrip(R.ProcessingFailedResponse, new ProcessingFailed(), 500, "PROCESSING_FAILED"),
+      roundTrip(R.CreationFailedResponse, new CreationFailed(), 500, "CREATION_FAILED")
+    ]))
+
+  it.effect("500 PersistenceError: a fixed body with code null; the reason never leaves the server (D12)", () =>
+    Effect.gen(function*() {
+      const error = new PersistenceError({ reason: "SQLITE_BUSY on table secret_things" })
+      const wire = yield* Schema.encode(R.PersistenceErrorResponse)(error)
+      assert.deepStrictEqual(wire, { error: "Internal server error.", code: null, errors: null })
+      assert.strictEqual(statusOf(R.PersistenceErrorResponse), 500)
+      assert.instanceOf(yield* Schema.decodeUnknown(R.PersistenceErrorResponse)(wire), PersistenceError)
+    }))
+
+  it.effect("422 shapes: validation {message, errors} (D13) and business state {success: false, message} (D14)", () =>
+    Effect.gen(function*() {
+      const validation = new ValidationError({ errors: { "agent_ids.0": ["Expected UUID"] } })
+      const wire = yield* Schema.encode(R.ValidationErrorResponse)(validation)
+      assert.deepStrictEqual(wire, {
+        message: "The given data was invalid.",
+        errors: { "agent_ids.0": ["Expected UUID"] }
+      })
+      assert.deepStrictEqual(yield* Schema.decodeUnknown(R.ValidationErrorResponse)(wire), validation)
+      const state = new BusinessStateError({ message: "No completed URLs." })
+      const stateWire = yield* Schema.encode(R.BusinessStateErrorResponse)(state)
+      assert.deepStrictEqual(stateWire, { success: false, message: "No completed URLs." })
+      assert.deepStrictEqual(yield* Schema.decodeUnknown(R.BusinessStateErrorResponse)(stateWire), state)
+      assert.deepStrictEqual([statusOf(R.ValidationErrorResponse), statusOf(R.BusinessStateErrorResponse)], [422, 422])
+    }))
+
+  it("field errors: dotted request paths, `body` at the root, union noise tidied, long messages cut", () => {
+    const errors = R.fieldErrorsFromIssues([
+      { path: ["agent_ids", 0], message: "Expected UUID, actual \"x\"" },
+      { path: [], message: "Expected object, actual []" },
+      { path: ["domain"], message: "Expected string, actual 5" },
+      { path: ["domain"], message: "Expected null, actual 5" },
+      { path: ["domain"], message: "Expected undefined, actual 5" },
+      { path: ["name"], message: `Expected a string at most 255 character(s) long, actual "${"x".repeat(1000)}"` }
+    ])
+    assert.deepStrictEqual(Object.keys(errors), ["agent_ids.0", "body", "domain", "name"])
+    assert.deepStrictEqual(errors.domain, ["Expected string | null, actual 5"])
+    assert.strictEqual(errors.name![0]!.length, R.MAX_MESSAGE_LENGTH)
+    assert.isTrue(errors.name![0]!.endsWith("…"))
+  })
+
+  it("HttpFailure bodies for the HTTP-only failures (D7, D12)", () => {
+    const rendered = [
+      R.HttpFailure.unsupportedMediaType,
+      R.HttpFailure.malformedJson,
+      R.HttpFailure.payloadTooLarge(10),
+      R.HttpFailure.routeNotFound,
+      R.HttpFailure.methodNotAllowed,
+      R.HttpFailure.internal
+    ].map((failure) => [failure.status, failure.code])
+    assert.deepStrictEqual(rendered, [
+      [415, "UNSUPPORTED_MEDIA_TYPE"],
+      [400, "MALFORMED_JSON"],
+      [413, "PAYLOAD_TOO_LARGE"],
+      [404, "ROUTE_NOT_FOUND"],
+      [405, "METHOD_NOT_ALLOWED"],
+      [500, null]
+    ])
+  })
+})

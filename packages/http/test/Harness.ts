@@ -1,0 +1,172 @@
+/**
+ * A real server on a loopback port over the real engine (SQLite in a temporary file), the typed client for
+ * success paths and `raw` (plain `fetch`) for everything a typed client cannot send.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { afterAll } from "@effect/vitest"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import type { EngineService } from "@support-engine/core/Engine"
+import type { TrainingDataId } from "@support-engine/core/Ids"
+import { type Ability, Principal } from "@support-engine/core/Principal"
+import { CreateUser, CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
+import { Tokens, Users, Workspaces } from "@support-engine/core/Workspaces"
+import { type Client, makeClient } from "@support-engine/http/Client"
+import { HttpConfig } from "@support-engine/http/Middleware"
+import { type EngineHost, HttpLive } from "@support-engine/http/Server"
+import type { StoragePorts } from "@support-engine/storage/Storage"
+import { engineLayer as makeEngineLayer } from "@support-engine/storage/SupportEngine"
+import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
+import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Effect, Layer, Redacted, Schedule } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+export type TestServer = Layer.Layer.Success<ReturnType<typeof serverLayer>>
+
+/** The engine as hosts compose it (storage's `engineLayer`), on the SQLite file `name` in a temporary directory. */
+export const engineLayer = (name: string): Layer.Layer<EngineService | StoragePorts> =>
+  makeEngineLayer({ databaseUrl: databaseUrl(name) }).pipe(Layer.orDie)
+
+/** The URL of the test database `name`. */
+export const databaseUrl = (name: string): string => `file:${join(dir, `${name}.db`)}`
+
+/**
+ * Name resolution for the webhook URL policy without DNS: `localhost` is loopback, every other name a public
+ * address (D36, D47).
+ */
+export const FakeResolver = Layer.succeed(HostResolver, {
+  resolve: (hostname) =>
+    Effect.succeed(
+      hostname === "localhost" ? [{ address: "127.0.0.1", family: 4 }] : [{ address: "93.184.215.14", family: 4 }]
+    )
+})
+
+/** The webhook subscriptions service with the default policy (https, public addresses only). */
+const TestWebhooks = Webhooks.DefaultWithoutDependencies.pipe(
+  Layer.provide(Layer.merge(WebhookConfig.layer(), FakeResolver))
+)
+
+/** The API on a loopback port over `engine`, with `HttpClient` pointed at it. */
+export const serverLayer = <R, E>(
+  engine: Layer.Layer<R | EngineHost, E>,
+  options: { readonly maxBodyBytes?: number } = {}
+) =>
+  HttpLive.pipe(
+    Layer.provide(TestWebhooks),
+    Layer.provide(
+      options.maxBodyBytes === undefined ? Layer.empty : Layer.succeed(HttpConfig, {
+        maxBodyBytes: options.maxBodyBytes
+      })
+    ),
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(engine),
+    Layer.orDie
+  )
+
+/** The default test server: the real engine on its own database. */
+export const testServer = (name: string) => serverLayer(engineLayer(name))
+
+export interface Tenant {
+  readonly workspace: Workspace
+  readonly token: string
+  readonly client: Client
+}
+
+/** A new workspace with one token of the given abilities, and a typed client using it. */
+export const tenant = (abilities: ReadonlyArray<Ability> = ["external-api:write"]) =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Acme" }))
+    const [first, ...rest] = abilities
+    const issued = yield* (yield* Tokens).create(
+      new CreateApiToken({
+        workspace_id: workspace.id,
+        name: "test",
+        abilities: [first ?? "external-api:read", ...rest]
+      })
+    )
+    const token = Redacted.value(issued.plain)
+    const client = yield* makeClient({ token })
+    return { workspace, token, client } satisfies Tenant
+  }).pipe(Effect.orDie)
+
+/** Runs `self` in-process as the principal of `tenant`'s token (for setup the API does not offer). */
+export const asTenant = (tenant: Tenant) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(
+    Effect.orDie(Effect.flatMap(Tokens, (tokens) => tokens.authenticate(Redacted.make(tenant.token)))),
+    (principal) => Effect.provideService(self, Principal, principal)
+  )
+
+/** A user of `tenant`'s workspace (users are provisioned in the engine, not through `/v1`, D8). */
+export const userOf = (tenant: Tenant) =>
+  Effect.flatMap(
+    Users,
+    (users) =>
+      users.create(new CreateUser({ workspace_id: tenant.workspace.id, name: "Ada", email: "ada@example.test" }))
+  )
+    .pipe(Effect.orDie)
+
+/** Waits until the background worker has processed the training item `id` (D31). */
+export const processed = (client: Client, id: TrainingDataId) =>
+  client.training.get({ path: { id } }).pipe(
+    Effect.orDie,
+    Effect.filterOrFail((item) => item.status === "completed" || item.status === "failed"),
+    Effect.retry(Schedule.spaced("20 millis")),
+    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`training item ${id} never settled`) }),
+    Effect.orDie
+  )
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The parsed JSON body, `undefined` when the body is empty or not JSON. */
+  readonly body: unknown
+}
+
+export interface RawOptions {
+  readonly token?: string
+  /** Sent as JSON with `Content-Type: application/json`. */
+  readonly json?: unknown
+  /** Sent as is (no content type unless given in `headers`). */
+  readonly body?: string | Uint8Array
+  /** Sent chunked, without `Content-Length`. */
+  readonly stream?: ReadableStream<Uint8Array>
+  readonly headers?: Record<string, string>
+}
+
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The base URL of the running test server, `http://127.0.0.1:<port>`. */
+export const baseUrl = HttpServer.addressFormattedWith(Effect.succeed)
+
+/** A plain `fetch` to the test server. */
+export const raw = (method: string, path: string, options: RawOptions = {}) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(async (): Promise<RawResponse> => {
+      const headers: Record<string, string> = {}
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+      if (options.json !== undefined) headers["content-type"] = "application/json"
+      Object.assign(headers, options.headers)
+      const body = options.json !== undefined ? JSON.stringify(options.json) : options.stream ?? options.body
+      const init: RequestInit & { duplex?: "half" } = { method, headers }
+      if (body !== undefined) init.body = body
+      if (options.stream !== undefined) init.duplex = "half"
+      const response = await fetch(`${base}${path}`, init)
+      const text = await response.text()
+      return { status: response.status, headers: response.headers, text, body: parse(text) }
+    }))
+
+/** The standard error envelope (D12). */
+export const envelope = (error: string, code: string | null) => ({ error, code, errors: null })

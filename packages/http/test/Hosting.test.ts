@@ -1,0 +1,147 @@
+/** The ways a host runs the API (D3c, D41, D42): web handler, node:http listener, the standalone server. */
+import { HttpServer } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { CreateWorkspace } from "@support-engine/core/Workspace"
+import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
+import { makeNodeHandler, makeWebHandler, StandaloneLive } from "@support-engine/http/Server"
+import { ConfigProvider, Effect, Layer, Redacted, Schedule } from "effect"
+import { createHmac } from "node:crypto"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { databaseUrl, engineLayer } from "./Harness.js"
+
+/** A workspace and a write token in the database `name`, made in-process; the engine is released after. */
+const provision = (name: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Host" }))
+    const issued = yield* (yield* Tokens).create(
+      new CreateApiToken({ workspace_id: workspace.id, name: "host", abilities: ["external-api:write"] })
+    )
+    return Redacted.value(issued.plain)
+  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
+
+const listen = (server: Server) =>
+  Effect.async<number>((resume) => {
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+  })
+
+describe("hosting", () => {
+  it.live("makeWebHandler answers web Requests with the whole API", () =>
+    Effect.gen(function*() {
+      const token = yield* provision("web")
+      const { dispose, handler } = makeWebHandler(engineLayer("web"))
+      const health = yield* Effect.promise(() => handler(new Request("http://host.test/health")))
+      assert.strictEqual(health.status, 200)
+      const created = yield* Effect.promise(() =>
+        handler(
+          new Request("http://host.test/v1/companies", {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ name: "Globex" })
+          })
+        )
+      )
+      assert.strictEqual(created.status, 201)
+      assert.strictEqual(((yield* Effect.promise(() => created.json())) as { name: string }).name, "Globex")
+      const list = yield* Effect.promise(() =>
+        handler(
+          new Request("http://host.test/v1/companies?per_page=5", { headers: { authorization: `Bearer ${token}` } })
+        )
+      )
+      const body = (yield* Effect.promise(() => list.json())) as { links: { first: string } }
+      assert.strictEqual(body.links.first, "http://host.test/v1/companies?per_page=5&page=1")
+      yield* Effect.promise(dispose)
+    }))
+
+  it.live("makeNodeHandler mounts in an existing node:http server beside the host's own routes", () =>
+    Effect.gen(function*() {
+      const token = yield* provision("node")
+      const { dispose, handler } = makeNodeHandler(engineLayer("node"))
+      const server = createServer((request, response) => {
+        if (request.url?.startsWith("/v1/") || request.url === "/health") return handler(request, response)
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end("host")
+      })
+      const port = yield* listen(server)
+      const base = `http://127.0.0.1:${port}`
+      const own = yield* Effect.promise(() => fetch(`${base}/`).then((r) => r.text()))
+      assert.strictEqual(own, "host")
+      const created = yield* Effect.promise(() =>
+        fetch(`${base}/v1/companies`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Globex" })
+        })
+      )
+      assert.strictEqual(created.status, 201)
+      const missing = yield* Effect.promise(() =>
+        fetch(`${base}/v1/nope`, { headers: { authorization: `Bearer ${token}` } })
+      )
+      assert.strictEqual(missing.status, 404)
+      yield* Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+      yield* Effect.promise(dispose)
+    }))
+
+  it.live("StandaloneLive serves from the environment and delivers webhooks (D41, D42, D37)", () =>
+    Effect.gen(function*() {
+      const token = yield* provision("standalone")
+      const received: Array<{ readonly headers: IncomingHttpHeaders; readonly body: string }> = []
+      const receiver = createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+          response.writeHead(204).end()
+        })
+      })
+      const receiverPort = yield* listen(receiver)
+      const environment = ConfigProvider.fromMap(
+        new Map([
+          ["SUPPORT_PORT", "0"],
+          ["SUPPORT_DATABASE_URL", databaseUrl("standalone")],
+          ["SUPPORT_WEBHOOK_ALLOW_PRIVATE", "true"],
+          ["SUPPORT_WEBHOOK_RETRY_BASE_MS", "200"]
+        ])
+      )
+      yield* Effect.gen(function*() {
+        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const call = (method: string, path: string, body?: unknown) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${base}${path}`, {
+              method,
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              ...(body === undefined ? {} : { body: JSON.stringify(body) })
+            })
+            return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+          })
+        assert.strictEqual((yield* Effect.promise(() => fetch(`${base}/health`))).status, 200)
+        const webhook = yield* call("POST", "/v1/webhooks", {
+          url: `http://127.0.0.1:${receiverPort}/hook`,
+          events: ["customer.created"]
+        })
+        assert.strictEqual(webhook.status, 201)
+        const customer = yield* call("POST", "/v1/customers", { email: "ada@example.test" })
+        assert.strictEqual(customer.status, 201)
+        yield* Effect.sync(() => received.length).pipe(
+          Effect.filterOrFail((n) => n > 0),
+          Effect.retry(Schedule.spaced("50 millis")),
+          Effect.timeout("10 seconds")
+        )
+        const [delivery] = received
+        const parsed = JSON.parse(delivery!.body) as { event: string; data: { id: string; email: string } }
+        assert.strictEqual(parsed.event, "customer.created")
+        assert.deepStrictEqual([parsed.data.id, parsed.data.email], [customer.body.id, "ada@example.test"])
+        assert.strictEqual(delivery!.headers["x-service-event"], "customer.created")
+        const expected = createHmac("sha256", String(webhook.body.secret)).update(delivery!.body).digest("hex")
+        assert.strictEqual(delivery!.headers["x-service-signature"], expected)
+      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(Layer.setConfigProvider(environment)))))
+      yield* Effect.async<void>((resume) => {
+        receiver.close(() => resume(Effect.void))
+        receiver.closeAllConnections()
+      })
+    }))
+})
