@@ -1,0 +1,239 @@
+/**
+ * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate` and `serve`.
+ * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
+ * failures name the options the user typed.
+ */
+import { Command, Options } from "@effect/cli"
+import { Agents } from "@support-engine/core/Agents"
+import { ApiToken } from "@support-engine/core/ApiToken"
+import { AgentId, ApiTokenId, WorkspaceId } from "@support-engine/core/Ids"
+import { Principal } from "@support-engine/core/Principal"
+import { formatTimestamp } from "@support-engine/core/Timestamp"
+import { decodeRequest } from "@support-engine/core/Validation"
+import { CreateWebhook, WebhookWithSecret } from "@support-engine/core/Webhook"
+import { User, Workspace } from "@support-engine/core/Workspace"
+import {
+  decodeCreateApiToken,
+  decodeCreateUser,
+  decodeCreateWorkspace,
+  Tokens,
+  Users,
+  Workspaces
+} from "@support-engine/core/Workspaces"
+import { migrate } from "@support-engine/storage/Migrations"
+import { clientLayer } from "@support-engine/storage/Storage"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { databaseUrl, describeDatabase } from "./CliConfig.js"
+import { ProvisioningEngine } from "./Engine.js"
+import { asOptions, encoded, printJson } from "./Output.js"
+
+const json = Options.boolean("json").pipe(Options.withDescription("Print the result as one JSON object on stdout"))
+const workspaceOption = Options.text("workspace").pipe(Options.withDescription("The workspace id"))
+
+const withEngine = Effect.provide(ProvisioningEngine)
+
+const workspaceCreate = Command.make(
+  "create",
+  { name: Options.text("name").pipe(Options.withDescription("The workspace's name (1-255 characters)")), json },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeCreateWorkspace({ name: args.name }).pipe(Effect.mapError(asOptions({})))
+      const workspace = yield* (yield* Workspaces).create(input)
+      if (args.json) return yield* printJson(yield* encoded(Workspace, workspace))
+      yield* Console.log(`Created workspace "${workspace.name}": ${workspace.id}`)
+    }).pipe(withEngine)
+).pipe(Command.withDescription("Create a workspace"))
+
+const EmailAgentInput = Schema.Struct({ workspace_id: WorkspaceId, agent_id: AgentId })
+
+const workspaceSetEmailAgent = Command.make(
+  "set-email-agent",
+  {
+    workspace: workspaceOption,
+    agent: Options.text("agent").pipe(Options.withDescription("The id of an agent of that workspace")),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeRequest(EmailAgentInput)({ workspace_id: args.workspace, agent_id: args.agent })
+        .pipe(Effect.mapError(asOptions({ workspace_id: "--workspace", agent_id: "--agent" })))
+      const workspace = yield* (yield* Agents).setEmailAgent(input.workspace_id, input.agent_id)
+      if (args.json) return yield* printJson(yield* encoded(Workspace, workspace))
+      yield* Console.log(`Workspace ${workspace.id} now answers email with agent ${input.agent_id}.`)
+    }).pipe(withEngine)
+).pipe(Command.withDescription("Set the agent that answers the workspace's email conversations (D8)"))
+
+const workspace = Command.make("workspace").pipe(
+  Command.withDescription("Manage workspaces"),
+  Command.withSubcommands([workspaceCreate, workspaceSetEmailAgent])
+)
+
+const userCreate = Command.make(
+  "create",
+  {
+    workspace: workspaceOption,
+    name: Options.text("name").pipe(Options.withDescription("The user's name (1-255 characters)")),
+    email: Options.text("email").pipe(Options.withDescription("The user's email address")),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeCreateUser({ workspace_id: args.workspace, name: args.name, email: args.email })
+        .pipe(Effect.mapError(asOptions({ workspace_id: "--workspace" })))
+      const user = yield* (yield* Users).create(input)
+      if (args.json) return yield* printJson(yield* encoded(User, user))
+      yield* Console.log(`Created user "${user.name}" <${user.email}>: ${user.id}`)
+    }).pipe(withEngine)
+).pipe(Command.withDescription("Create a user (a human member) of a workspace"))
+
+const user = Command.make("user").pipe(Command.withDescription("Manage users"), Command.withSubcommands([userCreate]))
+
+const tokenCreate = Command.make(
+  "create",
+  {
+    workspace: workspaceOption,
+    name: Options.text("name").pipe(Options.withDescription("A name to recognise the token by (1-255 characters)")),
+    ability: Options.choice("ability", ["external-api:read", "external-api:write"]).pipe(
+      Options.withDescription("external-api:read, or external-api:write (which also grants read)")
+    ),
+    expiresAt: Options.text("expires-at").pipe(
+      Options.withDescription("When the token stops working: an ISO 8601 date-time in the future"),
+      Options.optional
+    ),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeCreateApiToken({
+        workspace_id: args.workspace,
+        name: args.name,
+        abilities: [args.ability],
+        expires_at: Option.getOrNull(args.expiresAt)
+      }).pipe(Effect.mapError(asOptions({ workspace_id: "--workspace", abilities: "--ability" })))
+      const issued = yield* (yield* Tokens).create(input).pipe(
+        Effect.mapError((error) => error._tag === "ValidationError" ? asOptions({})(error) : error)
+      )
+      const plain = Redacted.value(issued.plain)
+      if (args.json) {
+        const { id, ...record } = yield* encoded(ApiToken, issued.token)
+        return yield* printJson({ id, token: plain, ...record })
+      }
+      const expires = issued.token.expires_at === null
+        ? "never expires"
+        : `expires ${formatTimestamp(issued.token.expires_at)}`
+      yield* Console.log(
+        [
+          `Created token "${issued.token.name}" (${issued.token.abilities.join(", ")}; ${expires}): ${issued.token.id}`,
+          "The token, shown this once:",
+          plain
+        ].join("\n")
+      )
+    }).pipe(withEngine)
+).pipe(Command.withDescription("Create an API token for a workspace; its value is printed once (D9)"))
+
+/**
+ * `--id` takes the token id or, for convenience, the whole token value (`<id>|<secret>`): whoever runs the CLI
+ * has the database, so revoking by value proves nothing more than revoking by id.
+ */
+const tokenRevoke = Command.make(
+  "revoke",
+  { id: Options.text("id").pipe(Options.withDescription("The token's id (or the whole token value)")) },
+  (args) =>
+    Effect.gen(function*() {
+      const raw = args.id.includes("|") ? args.id.slice(0, args.id.indexOf("|")) : args.id
+      const id = yield* decodeRequest(ApiTokenId)(raw).pipe(
+        Effect.mapError(asOptions({ body: "--id" }))
+      )
+      yield* (yield* Tokens).revoke(id)
+      yield* Console.log(`Revoked token ${id}.`)
+    }).pipe(withEngine)
+).pipe(Command.withDescription("Revoke an API token: it answers 401 from the next request on"))
+
+const token = Command.make("token").pipe(
+  Command.withDescription("Manage API tokens"),
+  Command.withSubcommands([tokenCreate, tokenRevoke])
+)
+
+const WebhookInput = Schema.Struct({ workspace_id: WorkspaceId, ...CreateWebhook.fields })
+const WebhooksEngine = Layer.provideMerge(Webhooks.Default, ProvisioningEngine)
+
+/**
+ * Subscriptions are made through the webhooks package's service, as the workspace's system principal (D44), so
+ * the URL policy (https only, no private targets unless `SUPPORT_WEBHOOK_ALLOW_PRIVATE`, D36, D47) is the API's.
+ */
+const webhookCreate = Command.make(
+  "create",
+  {
+    workspace: workspaceOption,
+    url: Options.text("url").pipe(Options.withDescription("Where deliveries are POSTed: an https URL")),
+    events: Options.text("events").pipe(
+      Options.withDescription("Comma-separated event types (conversation.created,customer.updated) or * for all")
+    ),
+    description: Options.text("description").pipe(Options.withDescription("A note for people"), Options.optional),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeRequest(WebhookInput)({
+        workspace_id: args.workspace,
+        url: args.url,
+        events: args.events.split(",").map((event) => event.trim()).filter((event) => event.length > 0),
+        ...Option.match(args.description, { onNone: () => ({}), onSome: (description) => ({ description }) })
+      }).pipe(Effect.mapError(asOptions({ workspace_id: "--workspace" })))
+      const workspace = yield* (yield* Workspaces).get(input.workspace_id)
+      const { workspace_id: _, ...request } = input
+      const created = yield* (yield* Webhooks).create(CreateWebhook.make(request)).pipe(
+        Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)),
+        Effect.mapError((error) => error._tag === "ValidationError" ? asOptions({})(error) : error)
+      )
+      const secret = Redacted.value(created.secret)
+      if (args.json) {
+        const { id, secret: _secret, ...record } = yield* encoded(WebhookWithSecret, created)
+        return yield* printJson({ id, secret, ...record })
+      }
+      yield* Console.log(
+        [
+          `Created webhook for ${created.url} (events: ${created.events.join(", ")}): ${created.id}`,
+          "Its signing secret, shown this once:",
+          secret
+        ].join("\n")
+      )
+    }).pipe(Effect.provide(WebhooksEngine))
+).pipe(Command.withDescription("Subscribe a URL to a workspace's events (D36); the signing secret is printed once"))
+
+const webhook = Command.make("webhook").pipe(
+  Command.withDescription("Manage webhook subscriptions"),
+  Command.withSubcommands([webhookCreate])
+)
+
+const migrateCommand = Command.make("migrate", {}, () =>
+  Effect.gen(function*() {
+    const url = yield* databaseUrl
+    const ran = yield* migrate.pipe(Effect.provide(clientLayer(url)))
+    const where = describeDatabase(url)
+    if (ran.length === 0) return yield* Console.log(`${where}: already up to date.`)
+    yield* Console.log(
+      `${where}: applied ${ran.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`).join(", ")}.`
+    )
+  })).pipe(Command.withDescription("Apply pending database migrations and exit"))
+
+// Loaded on demand: the HTTP API and the dispatcher are most of the code, and the other commands never need them.
+const serveCommand = Command.make(
+  "serve",
+  {},
+  () => Effect.flatMap(Effect.promise(() => import("./Serve.js")), (m) => m.serve)
+).pipe(
+  Command.withDescription(
+    "Migrate, bootstrap an empty database, and run the HTTP API and the webhook dispatcher (D42)"
+  )
+)
+
+/** `support-engine` and its subcommands. */
+export const command = Command.make("support-engine").pipe(
+  Command.withDescription("support-engine: the standalone server and its provisioning commands"),
+  Command.withSubcommands([serveCommand, migrateCommand, workspace, user, token, webhook])
+)
+
+/** Runs the command line (`process.argv` shaped: executable and script first). */
+export const run = Command.run(command, { name: "support-engine", version: "0.1.0" })

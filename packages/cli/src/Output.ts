@@ -1,0 +1,69 @@
+/**
+ * What the CLI prints: results on stdout (one JSON object with `--json`, D40, else a short sentence), failures on
+ * stderr as one readable message, validation failures with one line per option.
+ */
+import { ValidationError as CliValidationError } from "@effect/cli"
+import { ValidationError } from "@support-engine/core/Errors"
+import { Cause, ConfigError, Console, Effect, Predicate, Schema } from "effect"
+
+/** `value` in the API's wire form (snake_case, D6 timestamps). */
+export const encoded = <A, I>(schema: Schema.Schema<A, I>, value: A): Effect.Effect<I> =>
+  Effect.orDie(Schema.encode(schema)(value))
+
+/** One JSON object on one line of stdout (D40). */
+export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value))
+
+/**
+ * Renames the request fields of a validation error to the options the user typed (`workspace_id` to
+ * `--workspace`); a field without an entry becomes `--<field with dashes>`. The index of a nested key
+ * (`abilities.0`) is dropped: the user typed one `--ability`, not a list.
+ */
+export const asOptions = (options: Readonly<Record<string, string>>) => (error: ValidationError): ValidationError => {
+  const errors: Record<string, Array<string>> = {}
+  for (const [field, messages] of Object.entries(error.errors)) {
+    const root = field.split(".")[0]!
+    const option = options[root] ?? `--${root.replace(/_/g, "-")}`
+    // A nullable option given a bad value also fails the `null` member: the user typed no null, so it is noise.
+    const relevant = messages.filter((message) => !message.startsWith("Expected null, actual"))
+    ;(errors[option] ??= []).push(...(relevant.length > 0 ? relevant : messages))
+  }
+  return new ValidationError({ errors })
+}
+
+/** Whether @effect/cli has already printed this failure (with the usage it came from). */
+const isUsageError = (u: unknown): boolean => CliValidationError.isValidationError(u)
+
+const hasMessage = (u: unknown): u is { readonly message: string } =>
+  Predicate.hasProperty(u, "message") && typeof u.message === "string" && u.message.length > 0
+
+/** One failure as the text printed on stderr; `undefined` when there is nothing left to say. */
+export const renderFailure = (error: unknown): string | undefined => {
+  if (isUsageError(error)) return undefined
+  if (error instanceof ValidationError) {
+    const lines = Object.entries(error.errors).map(([field, messages]) => `  ${field}: ${messages.join("; ")}`)
+    return ["Error: invalid input.", ...lines].join("\n")
+  }
+  if (ConfigError.isConfigError(error)) return `Error: invalid configuration: ${String(error)}`
+  if (Predicate.isTagged(error, "PersistenceError") && Predicate.hasProperty(error, "reason")) {
+    // The HTTP face hides the reason (D12); the operator running the CLI is who needs it.
+    return `Error: the database failed: ${String(error.reason)}`
+  }
+  if (Predicate.isTagged(error, "ServeError") && Predicate.hasProperty(error, "cause") && hasMessage(error.cause)) {
+    return `Error: the HTTP server could not start: ${error.cause.message}`
+  }
+  if (hasMessage(error)) return `Error: ${error.message}`
+  return `Error: ${String(error)}`
+}
+
+/**
+ * Reports a failed command on stderr without handling it: the failure still ends the program, so the exit code
+ * stays non-zero. An interruption (SIGINT/SIGTERM) prints nothing.
+ */
+export const reportFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tapErrorCause(self, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.void
+    const failures = [...Cause.failures(cause)]
+    if (failures.length === 0) return Console.error(`Unexpected error:\n${Cause.pretty(cause)}`)
+    const text = failures.map(renderFailure).filter(Predicate.isNotUndefined)
+    return text.length === 0 ? Effect.void : Console.error(text.join("\n"))
+  })

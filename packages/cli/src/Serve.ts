@@ -1,0 +1,97 @@
+/**
+ * `support-engine serve` (D42): migrate, run the webhook dispatcher, listen, bootstrap an empty database, and
+ * stop gracefully. Resources are acquired in one scope and released in reverse: on SIGINT/SIGTERM the HTTP server
+ * stops accepting connections and waits for in-flight requests before the dispatcher (and its leases) and the
+ * engine (database) are released.
+ */
+import { HttpServer } from "@effect/platform"
+import type { ApiToken } from "@support-engine/core/ApiToken"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { Transactor } from "@support-engine/core/Transactor"
+import { CreateWorkspace } from "@support-engine/core/Workspace"
+import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
+import { ServerLive } from "@support-engine/http/Server"
+import { DispatcherLive } from "@support-engine/webhooks/Dispatcher"
+import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
+import { databaseUrl, describeDatabase } from "./CliConfig.js"
+import { ServerEngine } from "./Engine.js"
+
+/** The name of the workspace made on an empty database (D42). */
+export const DEFAULT_WORKSPACE_NAME = "Default"
+
+/**
+ * On a database without workspaces, creates "Default" and a write token for it, in one transaction so that a
+ * failure leaves the database empty and the next start tries again. `None` when there already is a workspace.
+ */
+export const bootstrap = Effect.gen(function*() {
+  const workspaces = yield* Workspaces
+  const tokens = yield* Tokens
+  const tx = yield* Transactor
+  return yield* tx.withTransaction(Effect.gen(function*() {
+    if ((yield* workspaces.list).length > 0) return Option.none()
+    const workspace = yield* workspaces.create(new CreateWorkspace({ name: DEFAULT_WORKSPACE_NAME }))
+    const issued = yield* tokens.create(
+      new CreateApiToken({
+        workspace_id: workspace.id,
+        name: "Created by support-engine serve",
+        abilities: ["external-api:write"],
+        expires_at: null
+      })
+    )
+    return Option.some({ workspace, token: issued.token, plain: issued.plain })
+  }))
+})
+
+const baseUrl = (address: HttpServer.Address): string => {
+  if (address._tag === "UnixAddress") return `http://unix:${address.path}`
+  // A wildcard address listens everywhere; a browser on this machine reaches it as localhost.
+  const host = address.hostname === "0.0.0.0" || address.hostname === "::" ? "localhost" : address.hostname
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+}
+
+const announce = (options: {
+  readonly address: HttpServer.Address
+  readonly databaseUrl: string
+  readonly bootstrapped: Option.Option<{ readonly token: ApiToken; readonly plain: Redacted.Redacted<string> }>
+}) => {
+  const url = baseUrl(options.address)
+  const lines = [
+    `support-engine listening on ${url}`,
+    `  API:      ${url}/v1`,
+    `  Docs:     ${url}/docs (OpenAPI: ${url}/openapi.json)`,
+    `  Health:   ${url}/health`,
+    `  Data:     ${describeDatabase(options.databaseUrl)}`
+  ]
+  if (Option.isSome(options.bootstrapped)) {
+    const { plain, token } = options.bootstrapped.value
+    lines.push(
+      "",
+      `Created workspace "${DEFAULT_WORKSPACE_NAME}" (${token.workspace_id}) with a write token.`,
+      "The token is shown this once; keep it now:",
+      "",
+      `  ${Redacted.value(plain)}`,
+      "",
+      `Try: curl -H "Authorization: Bearer <token>" ${url}/v1/companies`
+    )
+  } else {
+    lines.push("", "Tokens: pnpm cli token create --workspace <id> --name <name> --ability external-api:write")
+  }
+  lines.push("", "Press Ctrl+C to stop.")
+  return Console.log(lines.join("\n"))
+}
+
+/**
+ * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
+ * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
+ * are released in reverse: the HTTP server drains first, then the dispatcher releases its leases, then the engine
+ * (training worker, database) closes.
+ */
+export const serve = Effect.scoped(Effect.gen(function*() {
+  const url = yield* databaseUrl
+  const engine = yield* Layer.build(ServerEngine)
+  yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
+  const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
+  const bootstrapped = yield* Effect.provide(bootstrap, engine)
+  yield* announce({ address: Context.get(server, HttpServer.HttpServer).address, databaseUrl: url, bootstrapped })
+  return yield* Effect.never
+}))

@@ -1,0 +1,5 @@
+export * from "./CliConfig.js"
+export * from "./Commands.js"
+export * from "./Engine.js"
+export * from "./Output.js"
+export * from "./Serve.js"

@@ -1,0 +1,341 @@
+/**
+ * The provisioning commands of `support-engine` (D40), run as a child process on a temporary SQLite file; their
+ * effects are checked through the engine on the same file.
+ */
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { CreateAgent } from "@support-engine/core/Agent"
+import { Agents } from "@support-engine/core/Agents"
+import { ApiToken } from "@support-engine/core/ApiToken"
+import { WebhookId } from "@support-engine/core/Ids"
+import { Principal } from "@support-engine/core/Principal"
+import { User, Workspace } from "@support-engine/core/Workspace"
+import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
+import { engineLayer } from "@support-engine/storage/SupportEngine"
+import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { cli, cliJson } from "./Harness.js"
+
+const TIMEOUT = 120_000
+
+/** A fresh database for one test: the CLI's environment and the engine on the same file. */
+const fresh = Effect.gen(function*() {
+  const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "support-engine-cli-" })
+  const databaseUrl = `file:${dir}/support.db`
+  return { env: { SUPPORT_DATABASE_URL: databaseUrl }, engine: engineLayer({ databaseUrl }) }
+})
+
+const TokenOutput = Schema.Struct({ ...ApiToken.fields, token: Schema.String })
+
+describe("support-engine provisioning (D40)", () => {
+  it.scopedLive(
+    "workspace, user and token create with --json; token revoke makes the token invalid",
+    () =>
+      Effect.gen(function*() {
+        const { engine, env } = yield* fresh
+        const workspace = yield* Effect.flatMap(
+          cliJson(env, "workspace", "create", "--name", "Acme", "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        assert.strictEqual(workspace.name, "Acme")
+        assert.isNull(workspace.email_agent_id)
+
+        const user = yield* Effect.flatMap(
+          cliJson(
+            env,
+            "user",
+            "create",
+            "--workspace",
+            workspace.id,
+            "--name",
+            "Ann",
+            "--email",
+            "ann@example.com",
+            "--json"
+          ),
+          Schema.decodeUnknown(User)
+        )
+        assert.deepStrictEqual([user.workspace_id, user.name, user.email], [workspace.id, "Ann", "ann@example.com"])
+
+        const raw = yield* cliJson(
+          env,
+          "token",
+          "create",
+          "--workspace",
+          workspace.id,
+          "--name",
+          "ci",
+          "--ability",
+          "external-api:read",
+          "--expires-at",
+          "2999-01-01T00:00:00Z",
+          "--json"
+        )
+        // D40: `{"id", "token", ...}`, the token record in its API form after them.
+        assert.deepStrictEqual(Object.keys(raw as object).slice(0, 2), ["id", "token"])
+        const token = yield* Schema.decodeUnknown(TokenOutput)(raw)
+        assert.isTrue(token.token.startsWith(`${token.id}|`))
+        assert.deepStrictEqual(token.abilities, ["external-api:read"])
+        assert.strictEqual((raw as { expires_at: string }).expires_at, "2999-01-01T00:00:00.000+00:00")
+
+        const context = yield* Layer.build(engine)
+        const tokens = yield* Effect.provide(Tokens, context)
+        const principal = yield* tokens.authenticate(Redacted.make(token.token))
+        assert.strictEqual(principal.workspaceId, workspace.id)
+        assert.deepStrictEqual(principal.abilities, ["external-api:read"])
+
+        const revoked = yield* cli(env, "token", "revoke", "--id", token.id)
+        assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+        assert.include(revoked.stdout, `Revoked token ${token.id}`)
+        const after = yield* Effect.flip(tokens.authenticate(Redacted.make(token.token)))
+        assert.strictEqual(after._tag, "Unauthenticated")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "token create without --json prints the value once; revoke takes the whole value too",
+    () =>
+      Effect.gen(function*() {
+        const { engine, env } = yield* fresh
+        const workspace = yield* Effect.flatMap(
+          cliJson(env, "workspace", "create", "--name", "Acme", "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        const created = yield* cli(
+          env,
+          "token",
+          "create",
+          "--workspace",
+          workspace.id,
+          "--name",
+          "ops",
+          "--ability",
+          "external-api:write"
+        )
+        assert.strictEqual(created.exitCode, 0, created.stderr)
+        const value = created.stdout.trim().split("\n").at(-1)!
+        assert.match(value, /^[0-9a-f-]{36}\|[A-Za-z0-9_-]{40}$/)
+        const context = yield* Layer.build(engine)
+        const tokens = yield* Effect.provide(Tokens, context)
+        const principal = yield* tokens.authenticate(Redacted.make(value))
+        assert.deepStrictEqual(principal.abilities, ["external-api:write"])
+
+        const revoked = yield* cli(env, "token", "revoke", "--id", value)
+        assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+        assert.strictEqual((yield* Effect.flip(tokens.authenticate(Redacted.make(value))))._tag, "Unauthenticated")
+
+        const again = yield* cli(env, "token", "revoke", "--id", value)
+        assert.strictEqual(again.exitCode, 1)
+        assert.strictEqual(again.stderr.trim(), "Error: API token not found.")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "invalid input lists every failing option on stderr, prints nothing on stdout, exits 1",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* fresh
+        const result = yield* cli(
+          env,
+          "user",
+          "create",
+          "--workspace",
+          "nope",
+          "--name",
+          "",
+          "--email",
+          "bad",
+          "--json"
+        )
+        assert.strictEqual(result.exitCode, 1)
+        assert.strictEqual(result.stdout, "")
+        assert.strictEqual(
+          result.stderr.trim(),
+          [
+            "Error: invalid input.",
+            "  --workspace: Expected a Universally Unique Identifier, actual \"nope\"",
+            "  --name: Expected a string at least 1 character(s) long, actual \"\"",
+            "  --email: must be an email address"
+          ].join("\n")
+        )
+
+        const past = yield* cli(
+          env,
+          "token",
+          "create",
+          "--workspace",
+          "01a1ff5a-ea5d-7f36-af38-7aceb1531d34",
+          "--name",
+          "x",
+          "--ability",
+          "external-api:read",
+          "--expires-at",
+          "yesterday"
+        )
+        assert.strictEqual(past.exitCode, 1)
+        assert.strictEqual(past.stderr.trim(), "Error: invalid input.\n  --expires-at: must be an ISO 8601 date-time")
+
+        const ability = yield* cli(env, "token", "create", "--workspace", "x", "--name", "x", "--ability", "admin")
+        assert.strictEqual(ability.exitCode, 1)
+        assert.include(ability.stderr, "external-api:read, external-api:write")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive("a workspace that does not exist is a clear not-found error (exit 1)", () =>
+    Effect.gen(function*() {
+      const { env } = yield* fresh
+      const missing = "01a1ff5a-ea5d-7f36-af38-7aceb1531d34"
+      const user = yield* cli(env, "user", "create", "--workspace", missing, "--name", "A", "--email", "a@b.c")
+      assert.deepStrictEqual([user.exitCode, user.stdout, user.stderr.trim()], [1, "", "Error: Workspace not found."])
+      const token = yield* cli(
+        env,
+        "token",
+        "create",
+        "--workspace",
+        missing,
+        "--name",
+        "A",
+        "--ability",
+        "external-api:read"
+      )
+      assert.deepStrictEqual([token.exitCode, token.stderr.trim()], [1, "Error: Workspace not found."])
+    }).pipe(Effect.provide(NodeContext.layer)), TIMEOUT)
+
+  it.scopedLive(
+    "workspace set-email-agent sets an agent of the workspace and refuses any other (D8)",
+    () =>
+      Effect.gen(function*() {
+        const { engine, env } = yield* fresh
+        const context = yield* Layer.build(engine)
+        const [workspace, other] = yield* Effect.provide(
+          Effect.flatMap(Workspaces, (workspaces) =>
+            Effect.all([
+              workspaces.create({ name: "Acme" }),
+              workspaces.create({ name: "Other" })
+            ])),
+          context
+        )
+        const agentIn = (w: Workspace) =>
+          Effect.flatMap(Agents, (agents) => agents.create(new CreateAgent({ name: "Mail bot" }))).pipe(
+            Effect.provideService(Principal, Principal.system(w.id, w.organization_id)),
+            Effect.provide(context)
+          )
+        const agent = yield* agentIn(workspace)
+        const foreign = yield* agentIn(other)
+
+        const updated = yield* Effect.flatMap(
+          cliJson(env, "workspace", "set-email-agent", "--workspace", workspace.id, "--agent", agent.id, "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        assert.strictEqual(updated.email_agent_id, agent.id)
+
+        const refused = yield* cli(
+          env,
+          "workspace",
+          "set-email-agent",
+          "--workspace",
+          workspace.id,
+          "--agent",
+          foreign.id
+        )
+        assert.deepStrictEqual([refused.exitCode, refused.stderr.trim()], [1, "Error: Agent not found."])
+        const stored = yield* Effect.provide(Effect.flatMap(Workspaces, (w) => w.get(workspace.id)), context)
+        assert.strictEqual(stored.email_agent_id, agent.id)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "webhook create --json prints the subscription with its secret; the URL policy is the API's",
+    () =>
+      Effect.gen(function*() {
+        const { engine, env } = yield* fresh
+        const workspace = yield* Effect.flatMap(
+          cliJson(env, "workspace", "create", "--name", "Acme", "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        const raw = yield* cliJson(
+          env,
+          "webhook",
+          "create",
+          "--workspace",
+          workspace.id,
+          "--url",
+          "https://203.0.113.10/hooks",
+          "--events",
+          "conversation.created, customer.updated",
+          "--description",
+          "CRM sync",
+          "--json"
+        )
+        assert.deepStrictEqual(Object.keys(raw as object).slice(0, 2), ["id", "secret"])
+        const created = raw as { id: string; secret: string; events: Array<string>; is_active: boolean }
+        assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+        assert.deepStrictEqual(created.events, ["conversation.created", "customer.updated"])
+        assert.isTrue(created.is_active)
+
+        const context = yield* Layer.build(Layer.provideMerge(Webhooks.Default, engine))
+        const stored = yield* Effect.flatMap(Webhooks, (webhooks) => webhooks.get(WebhookId.make(created.id))).pipe(
+          Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)),
+          Effect.provide(context)
+        )
+        assert.deepStrictEqual([stored.url, stored.description], ["https://203.0.113.10/hooks", "CRM sync"])
+
+        const local = [
+          "webhook",
+          "create",
+          "--workspace",
+          workspace.id,
+          "--url",
+          "http://127.0.0.1:9/hook",
+          "--events",
+          "*"
+        ]
+        const refused = yield* cli(env, ...local)
+        assert.deepStrictEqual([refused.exitCode, refused.stderr.trim()], [
+          1,
+          "Error: invalid input.\n  --url: must be an https URL"
+        ])
+        const allowed = yield* cli({ ...env, SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true" }, ...local)
+        assert.strictEqual(allowed.exitCode, 0, allowed.stderr)
+        assert.match(
+          allowed.stdout,
+          /^Created webhook for http:\/\/127\.0\.0\.1:9\/hook \(events: \*\): [0-9a-f-]{36}\n/
+        )
+
+        const invalid = yield* cli(env, "webhook", "create", "--workspace", workspace.id, "--url", "x", "--events", ",")
+        assert.strictEqual(invalid.exitCode, 1)
+        assert.include(invalid.stderr, "--url: must be an absolute http(s) URL")
+        assert.include(invalid.stderr, "--events: Expected an array of at least 1 item(s)")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "migrate applies every migration once, then reports the database up to date",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* fresh
+        const first = yield* cli(env, "migrate")
+        assert.strictEqual(first.exitCode, 0, first.stderr)
+        assert.match(first.stdout, /\(SQLite\): applied 0001_foundation, 0002_customers_companies, /)
+        const second = yield* cli(env, "migrate")
+        assert.strictEqual(second.exitCode, 0, second.stderr)
+        assert.match(second.stdout, /support\.db \(SQLite\): already up to date\.\n$/)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive("invalid configuration is reported with the variable's name (exit 1)", () =>
+    Effect.gen(function*() {
+      const { env } = yield* fresh
+      const result = yield* cli({ ...env, SUPPORT_PORT: "eighty" }, "serve")
+      assert.strictEqual(result.exitCode, 1)
+      assert.include(result.stderr, "Error: invalid configuration")
+      assert.include(result.stderr, "SUPPORT_PORT")
+    }).pipe(Effect.provide(NodeContext.layer)), TIMEOUT)
+})

@@ -1,0 +1,74 @@
+/** The CLI's pure pieces: option names in validation errors, failure messages, where the data lives. */
+import { HttpServerError } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { CreateApiToken } from "@support-engine/core/ApiToken"
+import { NotFound, PersistenceError, ValidationError } from "@support-engine/core/Errors"
+import { decodeRequest } from "@support-engine/core/Validation"
+import { ConfigError, Effect } from "effect"
+import { resolve } from "node:path"
+import { describeDatabase } from "../src/CliConfig.js"
+import { asOptions, renderFailure } from "../src/Output.js"
+
+describe("asOptions", () => {
+  it.effect("names request fields by the options typed, drops indexes and the null member's noise", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        decodeRequest(CreateApiToken)({ workspace_id: "x", name: "ok", abilities: ["root"], expires_at: "soon" })
+      )
+      const renamed = asOptions({ workspace_id: "--workspace", abilities: "--ability" })(error)
+      assert.deepStrictEqual(Object.keys(renamed.errors).sort(), ["--ability", "--expires-at", "--workspace"])
+      assert.deepStrictEqual(renamed.errors["--expires-at"], ["must be an ISO 8601 date-time"])
+    }))
+
+  it("keeps a null complaint when it is the only one", () => {
+    const renamed = asOptions({})(ValidationError.field("expires_at", "Expected null, actual 1"))
+    assert.deepStrictEqual(renamed.errors, { "--expires-at": ["Expected null, actual 1"] })
+  })
+})
+
+describe("renderFailure", () => {
+  it("lists a validation error's fields one per line", () => {
+    const error = new ValidationError({ errors: { "--name": ["too long"], "--email": ["must be an email address"] } })
+    assert.strictEqual(
+      renderFailure(error),
+      "Error: invalid input.\n  --name: too long\n  --email: must be an email address"
+    )
+  })
+
+  it("prints an engine error's message, and a persistence error's reason for the operator", () => {
+    assert.strictEqual(renderFailure(new NotFound({ resource: "Workspace" })), "Error: Workspace not found.")
+    assert.strictEqual(
+      renderFailure(new PersistenceError({ reason: "database is locked" })),
+      "Error: the database failed: database is locked"
+    )
+  })
+
+  it("says why the HTTP server could not listen", () => {
+    const error = new HttpServerError.ServeError({ cause: new Error("listen EADDRINUSE: address already in use") })
+    assert.strictEqual(
+      renderFailure(error),
+      "Error: the HTTP server could not start: listen EADDRINUSE: address already in use"
+    )
+  })
+
+  it("names the variable of a configuration error", () => {
+    const text = renderFailure(ConfigError.InvalidData(["SUPPORT_PORT"], "Expected a network port"))
+    assert.include(text, "Error: invalid configuration")
+    assert.include(text, "SUPPORT_PORT")
+  })
+})
+
+describe("describeDatabase", () => {
+  it("shows the absolute SQLite file, memory, or the PostgreSQL URL without its password", () => {
+    assert.strictEqual(describeDatabase("file:./data/support.db"), `${resolve("data/support.db")} (SQLite)`)
+    assert.strictEqual(describeDatabase("file::memory:"), "in memory (SQLite; gone when the process exits)")
+    assert.strictEqual(
+      describeDatabase("postgres://support:s3cret@db.internal:5432/support"),
+      "postgres://support:***@db.internal:5432/support (PostgreSQL)"
+    )
+    assert.strictEqual(
+      describeDatabase("postgres://db.internal/support"),
+      "postgres://db.internal/support (PostgreSQL)"
+    )
+  })
+})

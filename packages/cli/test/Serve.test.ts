@@ -1,0 +1,186 @@
+/**
+ * `support-engine serve` (D42) as `pnpm start` runs it: a child process on a temporary SQLite file, talked to
+ * over real HTTP, stopped with SIGTERM.
+ */
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Workspaces } from "@support-engine/core/Workspaces"
+import { engineLayer } from "@support-engine/storage/SupportEngine"
+import { Effect, Fiber } from "effect"
+import { createHmac } from "node:crypto"
+import { accepting, cli, cliJson, DEADLINE, eventually, fetchJson, receiver, serve, slowPost } from "./Harness.js"
+
+const TIMEOUT = 180_000
+
+const fresh = Effect.gen(function*() {
+  const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "support-engine-serve-" })
+  return { SUPPORT_DATABASE_URL: `file:${dir}/support.db` }
+})
+
+/** The workspace id and token `serve` printed after bootstrapping an empty database. */
+const bootstrapped = (stdout: string) => {
+  const workspace = /Created workspace "Default" \(([0-9a-f-]{36})\) with a write token\./.exec(stdout)
+  const token = /^ {2}([0-9a-f-]{36}\|[A-Za-z0-9_-]{40})$/m.exec(stdout)
+  assert.isNotNull(workspace, stdout)
+  assert.isNotNull(token, stdout)
+  return { workspaceId: workspace![1]!, token: token![1]! }
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+describe("support-engine serve (D42)", () => {
+  it.scopedLive(
+    "on an empty database: bootstraps once, prints a working token, /health answers 200",
+    () =>
+      Effect.gen(function*() {
+        const env = yield* fresh
+        const server = yield* serve(env)
+        const stdout = yield* server.stdout
+        const { token, workspaceId } = bootstrapped(stdout)
+        assert.include(stdout, `listening on ${server.baseUrl}`)
+        assert.include(stdout, `${server.baseUrl}/docs`)
+        assert.match(stdout, /Data: +\/.+\/support\.db \(SQLite\)/)
+
+        assert.deepStrictEqual(yield* fetchJson(`${server.baseUrl}/health`), { status: 200, body: { status: "ok" } })
+        const created = yield* fetchJson(`${server.baseUrl}/v1/companies`, {
+          method: "POST",
+          headers: { ...bearer(token), "content-type": "application/json" },
+          body: JSON.stringify({ name: "Globex" })
+        })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        const listed = yield* fetchJson(`${server.baseUrl}/v1/companies`, { headers: bearer(token) })
+        assert.strictEqual(listed.status, 200)
+        assert.strictEqual((listed.body as { meta: { total: number } }).meta.total, 1)
+
+        // A token made with the CLI while the server runs works at once, and stops at once when revoked (D9).
+        const issued = yield* cliJson(
+          env,
+          "token",
+          "create",
+          "--workspace",
+          workspaceId,
+          "--name",
+          "reader",
+          "--ability",
+          "external-api:read",
+          "--json"
+        )
+        const reader = issued as { token: string; id: string }
+        assert.strictEqual(
+          (yield* fetchJson(`${server.baseUrl}/v1/companies`, { headers: bearer(reader.token) })).status,
+          200
+        )
+        const revoked = yield* cli(env, "token", "revoke", "--id", reader.id)
+        assert.strictEqual(revoked.exitCode, 0, revoked.stderr)
+        const refused = yield* fetchJson(`${server.baseUrl}/v1/companies`, { headers: bearer(reader.token) })
+        assert.strictEqual(refused.status, 401)
+
+        assert.strictEqual(yield* server.stop, 0)
+        assert.strictEqual(yield* server.stderr, "")
+
+        // Not empty any more: no second workspace, no token printed, the first token still works.
+        const again = yield* serve(env)
+        const restarted = yield* again.stdout
+        assert.notInclude(restarted, "Created workspace")
+        assert.include(restarted, "pnpm cli token create")
+        assert.strictEqual((yield* fetchJson(`${again.baseUrl}/v1/companies`, { headers: bearer(token) })).status, 200)
+        assert.strictEqual(yield* again.stop, 0)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "SIGTERM during a request: the server stops listening, the request completes, exit code 0",
+    () =>
+      Effect.gen(function*() {
+        const env = yield* fresh
+        const server = yield* serve(env)
+        const { token } = bootstrapped(yield* server.stdout)
+
+        const inFlight = yield* slowPost(
+          `${server.baseUrl}/v1/companies`,
+          { ...bearer(token), "content-type": "application/json" },
+          JSON.stringify({ name: "In flight" })
+        )
+        yield* Effect.timeout(inFlight.started, DEADLINE)
+        const stopping = yield* Effect.fork(server.stop)
+        // Shutdown has begun: new connections are refused while this request is still waiting for its body.
+        yield* eventually(
+          Effect.map(accepting(server.port), (ok) => !ok),
+          () => Effect.succeed("the server kept listening after SIGTERM")
+        )
+        yield* inFlight.send
+        const response = yield* Effect.timeout(inFlight.response, DEADLINE)
+        assert.strictEqual(response.status, 201, response.body)
+        assert.strictEqual((JSON.parse(response.body) as { name: string }).name, "In flight")
+
+        assert.strictEqual(yield* Fiber.join(stopping).pipe(Effect.timeout(DEADLINE)), 0)
+        assert.strictEqual(yield* server.stderr, "")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "the server's dispatcher delivers events to a webhook created with the CLI (D37, D42)",
+    () =>
+      Effect.gen(function*() {
+        const hook = yield* receiver
+        const env = { ...(yield* fresh), SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true" }
+        const server = yield* serve(env)
+        const { token, workspaceId } = bootstrapped(yield* server.stdout)
+        const webhook = (yield* cliJson(
+          env,
+          "webhook",
+          "create",
+          "--workspace",
+          workspaceId,
+          "--url",
+          hook.url,
+          "--events",
+          "customer.created",
+          "--json"
+        )) as { id: string; secret: string }
+
+        const created = yield* fetchJson(`${server.baseUrl}/v1/customers`, {
+          method: "POST",
+          headers: { ...bearer(token), "content-type": "application/json" },
+          body: JSON.stringify({ email: "ann@example.com" })
+        })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+
+        const delivery = yield* Effect.timeout(hook.next, DEADLINE)
+        assert.strictEqual(delivery.headers["x-service-event"], "customer.created")
+        const expected = createHmac("sha256", webhook.secret).update(delivery.body, "utf8").digest("hex")
+        assert.strictEqual(delivery.headers["x-service-signature"], expected)
+        const body = JSON.parse(delivery.body) as { event: string; data: { id: string; email: string } }
+        assert.strictEqual(body.event, "customer.created")
+        assert.deepStrictEqual([body.data.id, body.data.email], [
+          (created.body as { id: string }).id,
+          "ann@example.com"
+        ])
+
+        assert.strictEqual(yield* server.stop, 0)
+        assert.strictEqual(yield* server.stderr, "")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "a server that cannot listen exits 1 with the reason, and bootstraps nothing",
+    () =>
+      Effect.gen(function*() {
+        const taken = new URL((yield* receiver).url).port
+        const env = yield* fresh
+        const result = yield* cli({ ...env, SUPPORT_PORT: taken }, "serve")
+        assert.strictEqual(result.exitCode, 1)
+        assert.strictEqual(result.stdout, "")
+        assert.match(result.stderr, /^Error: the HTTP server could not start: listen EADDRINUSE/)
+        const workspaces = yield* Effect.flatMap(Workspaces, (w) => w.list).pipe(
+          Effect.provide(engineLayer({ databaseUrl: env.SUPPORT_DATABASE_URL }))
+        )
+        assert.strictEqual(workspaces.length, 0)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+})
