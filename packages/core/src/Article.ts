@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { ArticleCategoryId, ArticleId, RevisionId } from "./Ids.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
-import { BoundedString, HttpUrl } from "./Validation.js"
+import { BoundedString, HttpUrl, Text } from "./Validation.js"
 
 export const ArticleStatus = Schema.Literal("draft", "published")
 /** `github` is the lowercase name of the code-hosting integration the specification refers to. */
@@ -49,17 +49,20 @@ export class Revision extends Schema.Class<Revision>("Revision")({
 export const Locale = BoundedString(10).pipe(
   Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: () => "must be a locale such as en or pt-BR" })
 )
-const Slug = BoundedString(255).pipe(
+/** A URL path segment. Bounded at 255, not D33's 65,535: it is a key of a unique index (PostgreSQL caps those). */
+export const Slug = BoundedString(255).pipe(
   Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "must be lower-case letters, digits and dashes" })
 )
-const Title = BoundedString(255).pipe(Schema.minLength(1))
-const Content = BoundedString(1_048_576)
+const Title = Text.pipe(Schema.minLength(1))
+/** An ordering key; at most the largest 32-bit integer, what every SQL dialect's INTEGER holds. */
+const Position = Schema.Int.pipe(Schema.between(0, 2_147_483_647))
 
+// The specification lists no bound for these: D33's 65,535.
 const translationFields = {
   slug: Schema.optional(Slug),
-  content: Schema.optional(Content),
-  excerpt: Schema.optional(Schema.NullOr(BoundedString(1000))),
-  seo_title: Schema.optional(Schema.NullOr(BoundedString(255))),
+  content: Schema.optional(Text),
+  excerpt: Schema.optional(Schema.NullOr(Text)),
+  seo_title: Schema.optional(Schema.NullOr(Text)),
   noindex: Schema.optional(Schema.Boolean),
   canonical_url: Schema.optional(Schema.NullOr(HttpUrl)),
   og_image_url: Schema.optional(Schema.NullOr(HttpUrl))
@@ -74,7 +77,7 @@ export class TranslationInput extends Schema.Class<TranslationInput>("Translatio
 /** `POST /kb-articles` (D32): at least one translation, one per locale. */
 export class CreateArticle extends Schema.Class<CreateArticle>("CreateArticle")({
   category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
-  position: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
+  position: Schema.optional(Schema.NullOr(Position)),
   status: Schema.optional(ArticleStatus),
   source: Schema.optional(ArticleSource),
   translations: Schema.Array(TranslationInput).pipe(Schema.minItems(1), Schema.maxItems(100))
@@ -83,7 +86,7 @@ export class CreateArticle extends Schema.Class<CreateArticle>("CreateArticle")(
 /** `PUT /kb-articles/{id}` (D32): category, position, status. */
 export class UpdateArticle extends Schema.Class<UpdateArticle>("UpdateArticle")({
   category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
-  position: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.nonNegative()))),
+  position: Schema.optional(Schema.NullOr(Position)),
   status: Schema.optional(ArticleStatus)
 }) {}
 

@@ -16,8 +16,8 @@ import {
   type TranslationInput,
   type UpdateArticle
 } from "./Article.js"
-import { ArticleRepo } from "./ArticleRepo.js"
-import { NotFound, ValidationError } from "./Errors.js"
+import { ArticleRepo, TranslationConflict } from "./ArticleRepo.js"
+import { NotFound, PersistenceError, ValidationError } from "./Errors.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { ArticleId, RevisionId, type WorkspaceId } from "./Ids.js"
 import { makePage, PageRequest } from "./Pagination.js"
@@ -27,6 +27,28 @@ import { now } from "./Timestamp.js"
 import { Transactor } from "./Transactor.js"
 
 const isLocale = Schema.is(Locale)
+
+/** How many times a write is rerun after losing a race for a slug or a locale (PostgreSQL only; SQLite serialises). */
+const CONFLICT_RETRIES = 20
+const isConflict = (error: unknown): error is TranslationConflict => error instanceof TranslationConflict
+
+/**
+ * Reruns a whole write transaction that a concurrent one beat to a slug or a locale: the transaction rolled back, and
+ * the rerun reads the other write (it picks the next free slug, updates the now existing translation, or answers 422
+ * for a given slug that is now taken).
+ */
+const retryConflicts = <A, E, R>(
+  self: Effect.Effect<A, E | TranslationConflict, R>
+): Effect.Effect<A, E | PersistenceError, R> =>
+  self.pipe(
+    Effect.retry({ while: isConflict, times: CONFLICT_RETRIES }),
+    Effect.catchIf(isConflict, (e) =>
+      Effect.fail(
+        new PersistenceError({
+          reason: `translation ${e.locale}/${e.slug} conflicts after ${CONFLICT_RETRIES} retries`
+        })
+      ))
+  )
 
 export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-engine/core/KnowledgeBase", {
   effect: Effect.gen(function*() {
@@ -39,6 +61,10 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         repo.findById(workspaceId, id),
         Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Article" })), onSome: Effect.succeed })
       )
+
+    /** The article, locked for the rest of the transaction (see `ArticleRepo.lock`). */
+    const findForWrite = (workspaceId: WorkspaceId, id: ArticleId) =>
+      Effect.zipRight(repo.lock(workspaceId, id), find(workspaceId, id))
 
     /**
      * A slug for a translation: the one given (422 on `field` when another article of the workspace has it in that
@@ -92,7 +118,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         }
         seen.set(key, i)
       }
-      return yield* tx.withTransaction(Effect.gen(function*() {
+      return yield* retryConflicts(tx.withTransaction(Effect.gen(function*() {
         const at = yield* now
         const id = ArticleId.make(yield* ids.uuid)
         const translations = yield* Effect.forEach(input.translations, (t, i) =>
@@ -114,7 +140,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         })
         yield* repo.insert(workspaceId, article)
         return article
-      }))
+      })))
     })
 
     const get = Effect.fn("KnowledgeBase.get")(function*(id: ArticleId) {
@@ -126,7 +152,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
     const update = Effect.fn("KnowledgeBase.update")(function*(id: ArticleId, input: UpdateArticle) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(principal.workspaceId, id)
+        const current = yield* findForWrite(principal.workspaceId, id)
         const status = input.status ?? current.status
         const next = {
           category_id: input.category_id === undefined ? current.category_id : input.category_id,
@@ -162,7 +188,10 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         })
       })
 
-    /** Creates the locale's translation, or saves the current text as a revision and updates it (D32). */
+    /**
+     * Creates the locale's translation, or saves its current title, content and excerpt as a revision and then updates
+     * it (D32). A change of SEO fields or slug alone updates without a revision: the revision keeps the text.
+     */
     const putTranslation = Effect.fn("KnowledgeBase.putTranslation")(
       function*(id: ArticleId, locale: string, input: PutTranslation) {
         const principal = yield* canWrite
@@ -170,17 +199,20 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         if (!isLocale(locale)) {
           return yield* ValidationError.field("locale", "The locale must be a tag such as en or pt-BR.")
         }
-        return yield* tx.withTransaction(Effect.gen(function*() {
-          const article = yield* find(workspaceId, id)
+        return yield* retryConflicts(tx.withTransaction(Effect.gen(function*() {
+          const article = yield* findForWrite(workspaceId, id)
           const at = yield* now
           const current = article.translations.find((t) => t.locale.toLowerCase() === locale.toLowerCase())
-          let translation: Translation
           if (current === undefined) {
             if (input.title === undefined) {
               return yield* ValidationError.field("title", "The title field is required for a new translation.")
             }
             const slug = yield* slugFor(workspaceId, id, locale, input.title, input.slug, "slug")
-            translation = translationOf({ ...input, locale, title: input.title }, slug, at)
+            yield* repo.insertTranslation(
+              workspaceId,
+              id,
+              translationOf({ ...input, locale, title: input.title }, slug, at)
+            )
           } else {
             const next = new Translation({
               ...current,
@@ -203,17 +235,11 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
               next.og_image_url !== current.og_image_url
             if (!anyChanged) return article
             if (textChanged) yield* repo.insertRevision(workspaceId, yield* revisionOf(id, current))
-            translation = next
+            yield* repo.updateTranslation(workspaceId, id, next)
           }
-          yield* repo.putTranslation(workspaceId, id, translation)
-          const updated = new Article({
-            ...article,
-            translations: [...article.translations.filter((t) => t.locale !== translation.locale), translation],
-            updated_at: at
-          })
-          yield* repo.update(workspaceId, updated)
+          yield* repo.update(workspaceId, new Article({ ...article, updated_at: at }))
           return yield* find(workspaceId, id)
-        }))
+        })))
       }
     )
 
@@ -247,40 +273,44 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
     const restore = Effect.fn("KnowledgeBase.restore")(function*(id: ArticleId, revisionId: RevisionId) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const article = yield* find(workspaceId, id)
-        const revision = yield* repo.findRevision(workspaceId, revisionId)
-        if (Option.isNone(revision) || revision.value.article_id !== article.id) {
+      return yield* retryConflicts(tx.withTransaction(Effect.gen(function*() {
+        const article = yield* findForWrite(workspaceId, id)
+        const found = yield* repo.findRevision(workspaceId, revisionId)
+        if (Option.isNone(found) || found.value.article_id !== article.id) {
           return yield* new NotFound({ resource: "Revision" })
         }
+        const revision = found.value
         const at = yield* now
-        const current = article.translations.find((t) => t.locale === revision.value.locale)
-        if (current !== undefined) yield* repo.insertRevision(workspaceId, yield* revisionOf(id, current))
-        const restored = current === undefined
-          ? new Translation({
-            locale: revision.value.locale,
-            title: revision.value.title,
-            slug: yield* slugFor(workspaceId, id, revision.value.locale, revision.value.title, undefined, "slug"),
-            content: revision.value.content,
-            excerpt: revision.value.excerpt,
-            seo_title: null,
-            noindex: false,
-            canonical_url: null,
-            og_image_url: null,
-            created_at: at,
-            updated_at: at
-          })
-          : new Translation({
-            ...current,
-            title: revision.value.title,
-            content: revision.value.content,
-            excerpt: revision.value.excerpt,
-            updated_at: at
-          })
-        yield* repo.putTranslation(workspaceId, id, restored)
+        const current = article.translations.find((t) => t.locale === revision.locale)
+        if (current === undefined) {
+          // No operation removes a translation, so this is only a defensive path: the revision brings its locale back.
+          const slug = yield* slugFor(workspaceId, id, revision.locale, revision.title, undefined, "slug")
+          yield* repo.insertTranslation(
+            workspaceId,
+            id,
+            translationOf(
+              { locale: revision.locale, title: revision.title, content: revision.content, excerpt: revision.excerpt },
+              slug,
+              at
+            )
+          )
+        } else {
+          yield* repo.insertRevision(workspaceId, yield* revisionOf(id, current))
+          yield* repo.updateTranslation(
+            workspaceId,
+            id,
+            new Translation({
+              ...current,
+              title: revision.title,
+              content: revision.content,
+              excerpt: revision.excerpt,
+              updated_at: at
+            })
+          )
+        }
         yield* repo.update(workspaceId, new Article({ ...article, updated_at: at }))
         return yield* find(workspaceId, id)
-      }))
+      })))
     })
 
     return { create, get, update, putTranslation, delete: remove, list, listRevisions, restore } as const

@@ -1,12 +1,13 @@
 /** Knowledge-base articles, translations and revisions on `@effect/sql`. */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Article, ArticleSource, ArticleStatus, Revision, Translation } from "@support-engine/core/Article"
-import { ArticleRepo } from "@support-engine/core/ArticleRepo"
+import { ArticleRepo, TranslationConflict } from "@support-engine/core/ArticleRepo"
+import type { PersistenceError } from "@support-engine/core/Errors"
 import { ArticleCategoryId, ArticleId, RevisionId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "./Columns.js"
 import { Counters } from "./Counters.js"
-import { mapSqlError } from "./SqlErrors.js"
+import { mapSqlError, orUnique, type UniqueViolation } from "./SqlErrors.js"
 
 const ArticleRow = Schema.Struct({
   id: ArticleId,
@@ -143,31 +144,61 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       updated_at: ts(t.updated_at)
     })
 
+    /** The only unique indexes a translation write can hit are (article_id, locale) and (workspace_id, locale, slug). */
+    const conflict = (t: Translation) => <A, R>(self: Effect.Effect<A, PersistenceError | UniqueViolation, R>) =>
+      Effect.catchTag(
+        self,
+        "UniqueViolation",
+        () => Effect.fail(new TranslationConflict({ locale: t.locale, slug: t.slug }))
+      )
+
+    const insertTranslation = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) =>
+      sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t))}`.pipe(
+        Effect.asVoid,
+        orUnique,
+        conflict(t)
+      )
+
     return ArticleRepo.of({
       insert: (workspaceId, a) =>
-        Effect.gen(function*() {
-          yield* sql`INSERT INTO kb_articles (id, workspace_id, category_id, position, status, published_at, source,
+        sql`INSERT INTO kb_articles (id, workspace_id, category_id, position, status, published_at, source,
             created_at, updated_at) VALUES (${a.id}, ${workspaceId}, ${a.category_id}, ${a.position}, ${a.status},
-            ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`
-          yield* sql`INSERT INTO kb_article_translations ${
-            sql.insert(a.translations.map((t) => translationRow(workspaceId, a.id, t)))
-          }`
-        }).pipe(mapSqlError, Effect.zipRight(counters.add(workspaceId, COUNTER, 1))),
+            ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`.pipe(
+          mapSqlError,
+          // One statement per translation, so a conflict names the translation that hit it.
+          Effect.zipRight(Effect.forEach(a.translations, (t) => insertTranslation(workspaceId, a.id, t))),
+          Effect.zipRight(counters.add(workspaceId, COUNTER, 1))
+        ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(
           Effect.flatMap(withTranslations),
           Effect.map((articles) => Option.fromNullable(articles[0])),
           mapSqlError
         ),
+      lock: (workspaceId, id) =>
+        sql.onDialectOrElse({
+          pg: () =>
+            sql`SELECT id FROM kb_articles WHERE workspace_id = ${workspaceId} AND id = ${id} FOR UPDATE`.pipe(
+              Effect.asVoid,
+              mapSqlError
+            ),
+          // SQLite: the one connection runs one transaction at a time, so writes to an article are already serial.
+          orElse: () => Effect.void
+        }),
       update: (workspaceId, a) =>
         sql`UPDATE kb_articles SET category_id = ${a.category_id}, position = ${a.position}, status = ${a.status},
             published_at = ${tsOrNull(a.published_at)}, updated_at = ${ts(a.updated_at)}
             WHERE workspace_id = ${workspaceId} AND id = ${a.id}`.pipe(Effect.asVoid, mapSqlError),
-      putTranslation: (workspaceId, articleId, t) =>
-        Effect.gen(function*() {
-          yield* sql`DELETE FROM kb_article_translations WHERE article_id = ${articleId} AND locale = ${t.locale}`
-          yield* sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t))}`
-        }).pipe(mapSqlError),
+      insertTranslation,
+      updateTranslation: (workspaceId, articleId, t) =>
+        sql`UPDATE kb_article_translations SET title = ${t.title}, slug = ${t.slug}, content = ${t.content},
+            excerpt = ${t.excerpt}, seo_title = ${t.seo_title}, noindex = ${p.bool(t.noindex)},
+            canonical_url = ${t.canonical_url}, og_image_url = ${t.og_image_url}, updated_at = ${ts(t.updated_at)}
+            WHERE workspace_id = ${workspaceId} AND article_id = ${articleId} AND locale = ${t.locale}`.pipe(
+          Effect.asVoid,
+          orUnique,
+          conflict(t)
+        ),
       delete: (workspaceId, id) =>
         sql`DELETE FROM kb_articles WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(
           mapSqlError,
