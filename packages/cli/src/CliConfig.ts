@@ -5,14 +5,11 @@
  * `WebhookConfig.fromEnv`, `SUPPORT_DEFAULT_AGENT_MODEL` by core's `Agents`. docs/configuration.md lists them all.
  */
 import { parseDatabaseUrl } from "@support-engine/storage/Database"
-import { DEFAULT_DATABASE_URL } from "@support-engine/storage/SupportEngine"
-import { Config } from "effect"
+import { DatabaseUrlConfig } from "@support-engine/storage/SupportEngine"
+import type { Config } from "effect"
 
-/** `SUPPORT_DATABASE_URL` (default `file:./data/support.db`). */
-export const databaseUrl: Config.Config<string> = Config.string("SUPPORT_DATABASE_URL").pipe(
-  Config.withDefault(DEFAULT_DATABASE_URL),
-  Config.validate({ message: "must not be empty", validation: (url) => url.trim().length > 0 })
-)
+/** `SUPPORT_DATABASE_URL` (default `file:./data/support.db`), as storage reads it. */
+export const databaseUrl: Config.Config<string> = DatabaseUrlConfig
 
 /**
  * Where the data of `url` lives, for people: the absolute SQLite file, "memory", or the PostgreSQL URL without

@@ -21,10 +21,21 @@ const tidy = (messages: ReadonlyArray<string>): Array<string> => {
   return [...others, `Expected ${[...new Set(expected.map((m) => m[1]!))].join(" | ")}, actual ${actual}`]
 }
 
-/** Field errors keyed by dotted request path (`agent_ids.0`); an error at the root goes under `body`. */
-export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
+/** Longest message a field error carries: "actual <value>" would otherwise echo a megabyte-long field back. */
+export const MAX_MESSAGE_LENGTH = 200
+
+const shorten = (message: string): string =>
+  message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
+
+/**
+ * The D13 field errors of decode issues (the in-process decoders' and HttpApi's alike): keyed by dotted request
+ * path (`agent_ids.0`), `body` for the root, one tidy message list per field.
+ */
+export const fieldErrorsFromIssues = (
+  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
+): FieldErrors => {
   const raw: Record<string, Array<string>> = {}
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of issues) {
     const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
     ;(raw[key] ??= []).push(issue.message)
   }
@@ -34,10 +45,14 @@ export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
     const messages = tidy(raw[key]!)
     // A container whose only complaint was the optional-undefined member: its children carry the real errors.
     if (messages.length === 0 && keys.some((k) => k.startsWith(`${key}.`))) continue
-    out[key] = messages.length === 0 ? raw[key]! : messages
+    out[key] = (messages.length === 0 ? raw[key]! : messages).map(shorten)
   }
   return out
 }
+
+/** Field errors of a parse error (D13). */
+export const fieldErrors = (error: ParseResult.ParseError): FieldErrors =>
+  fieldErrorsFromIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
 
 /** Decodes `input` with `schema`, failing with a `ValidationError` (D13). Unknown fields are ignored. */
 export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {

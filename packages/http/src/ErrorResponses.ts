@@ -241,47 +241,8 @@ export const BusinessStateErrorResponse = Schema.transform(
   ...HttpApiSchema.annotations({ status: 422, description: "Business-state failure" })
 })
 
-/** Longest message a 422 carries: "actual <value>" would otherwise echo a megabyte-long field back. */
-export const MAX_MESSAGE_LENGTH = 200
-
-const shorten = (message: string): string =>
-  message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
-
-/** The D13 field errors of a failed decode: keyed by dotted request path, `body` for the root. */
-export const fieldErrorsFromIssues = (
-  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
-): FieldErrors => {
-  const raw: Record<string, Array<string>> = {}
-  for (const issue of issues) {
-    const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-    ;(raw[key] ??= []).push(issue.message)
-  }
-  const keys = Object.keys(raw)
-  const out: Record<string, Array<string>> = {}
-  for (const key of keys) {
-    const messages = tidy(raw[key]!)
-    // A container whose only complaint was the optional-undefined member: its children carry the real errors.
-    if (messages.length === 0 && keys.some((k) => k.startsWith(`${key}.`))) continue
-    out[key] = (messages.length === 0 ? raw[key]! : messages).map(shorten)
-  }
-  return out
-}
-
-const EXPECTED = /^Expected (.+), actual (.+)$/s
-
-/**
- * The same tidying core's `fieldErrors` applies (Validation.ts), so HTTP and in-process callers read the same
- * messages: the `undefined` member of an optional field is noise to a JSON client, and the expected members of
- * a union read better as one "Expected a | b" message.
- */
-const tidy = (messages: ReadonlyArray<string>): Array<string> => {
-  const relevant = messages.filter((m) => !m.startsWith("Expected undefined, actual"))
-  const expected = relevant.map((m) => EXPECTED.exec(m)).filter((m) => m !== null)
-  const others = relevant.filter((m) => !EXPECTED.test(m))
-  if (expected.length < 2) return relevant
-  const actual = expected[0]![2]!
-  return [...others, `Expected ${[...new Set(expected.map((m) => m[1]!))].join(" | ")}, actual ${actual}`]
-}
+/** HttpApi's own decode errors render exactly as the in-process decoders' (D13): one implementation, in core. */
+export { fieldErrorsFromIssues, MAX_MESSAGE_LENGTH } from "@support-engine/core/Validation"
 
 /** Failures of the HTTP layer itself (D7, D12): no core class, rendered in the standard envelope. */
 export class HttpFailure extends Schema.TaggedError<HttpFailure>()("HttpFailure", {

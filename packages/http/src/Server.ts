@@ -19,7 +19,7 @@ import type { Transactor } from "@support-engine/core/Transactor"
 import type { WebhookRepo } from "@support-engine/core/WebhookRepo"
 import type { Tokens } from "@support-engine/core/Workspaces"
 import type { StoragePorts } from "@support-engine/storage/Storage"
-import { DEFAULT_DATABASE_URL, engineLayer } from "@support-engine/storage/SupportEngine"
+import { DatabaseUrlConfig, engineLayer } from "@support-engine/storage/SupportEngine"
 import { DispatcherBackground } from "@support-engine/webhooks/Dispatcher"
 import { Webhooks } from "@support-engine/webhooks/Webhooks"
 import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
@@ -118,7 +118,7 @@ export const ServerLive: Layer.Layer<
  */
 export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(
-    Config.string("SUPPORT_DATABASE_URL").pipe(Config.withDefault(DEFAULT_DATABASE_URL)),
+    DatabaseUrlConfig,
     (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
   )
 )

@@ -5,7 +5,7 @@
 import { EngineLive, type EngineService } from "@support-engine/core/Engine"
 import { makeSupportEngine, type SupportEngine } from "@support-engine/core/Facade"
 import { TrainingWorker } from "@support-engine/core/Training"
-import { type ConfigError, Layer } from "effect"
+import { Config, type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
 export interface SupportEngineOptions {
@@ -19,6 +19,12 @@ export interface SupportEngineOptions {
 }
 
 export const DEFAULT_DATABASE_URL = "file:./data/support.db"
+
+/** `SUPPORT_DATABASE_URL` (D41), default `file:./data/support.db`: read here once for the CLI and the server. */
+export const DatabaseUrlConfig: Config.Config<string> = Config.string("SUPPORT_DATABASE_URL").pipe(
+  Config.withDefault(DEFAULT_DATABASE_URL),
+  Config.validate({ message: "must not be empty", validation: (url) => url.trim().length > 0 })
+)
 
 /** Core services over storage for `databaseUrl`, plus any background layers. */
 /** Fails to build only when configuration (D41) is invalid. */

@@ -1,17 +1,8 @@
 /** The conformance suite on PostgreSQL (D43): a fresh database per run on a real server, dropped afterwards. */
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { StorageLive } from "@support-engine/storage/Storage"
-import { agentsSuite } from "./conformance/AgentsSuite.js"
-import { companiesSuite } from "./conformance/CompaniesSuite.js"
-import { conversationsSuite } from "./conformance/ConversationsSuite.js"
-import { customersSuite } from "./conformance/CustomersSuite.js"
+import { conformance } from "./conformance/Conformance.js"
 import type { Adapter } from "./conformance/Harness.js"
-import { isolationSuite } from "./conformance/IsolationSuite.js"
-import { knowledgeBaseSuite } from "./conformance/KnowledgeBaseSuite.js"
-import { messagesSuite } from "./conformance/MessagesSuite.js"
-import { tokensSuite } from "./conformance/TokensSuite.js"
-import { trainingSuite } from "./conformance/TrainingSuite.js"
-import { webhooksSuite } from "./conformance/WebhooksSuite.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
 
 if (adminUrl === undefined) {
@@ -34,15 +25,5 @@ if (adminUrl === undefined) {
     storage: () => StorageLive(database!.url)
   }
 
-  tokensSuite(adapter)
-  companiesSuite(adapter)
-  customersSuite(adapter)
-  agentsSuite(adapter)
-  conversationsSuite(adapter)
-  messagesSuite(adapter)
-  trainingSuite(adapter)
-  knowledgeBaseSuite(adapter)
-  webhooksSuite(adapter)
-  // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
-  isolationSuite(adapter)
+  conformance(adapter)
 }

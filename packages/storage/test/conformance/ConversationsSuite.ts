@@ -17,7 +17,7 @@ import { CreateUser } from "@support-engine/core/Workspace"
 import { Users } from "@support-engine/core/Workspaces"
 import { Duration, Effect, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
 
 /** A workspace with a customer, a user, two agents (one the active email agent) and an inactive agent. */
 export const conversationFixture = Effect.gen(function*() {
@@ -35,9 +35,6 @@ export const conversationFixture = Effect.gen(function*() {
     return { principal, workspace, user, customer, chatAgent, otherAgent, emailAgent }
   }).pipe(as(principal))
 }).pipe(Effect.orDie)
-
-const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)
 
 /** Conversations (D26-D28, D34, D35). */
 export const conversationsSuite = (adapter: Adapter) =>

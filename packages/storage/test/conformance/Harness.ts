@@ -48,3 +48,8 @@ export const makeWorkspace = (
 /** Runs `self` as `principal`. */
 export const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.provideService(self, Principal, principal)
+
+/** An expected failure's contract code, or its tag when the contract gives none. */
+export const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(
+  self: Effect.Effect<A, E, R>
+) => Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)

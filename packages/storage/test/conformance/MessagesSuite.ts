@@ -10,10 +10,7 @@ import { decodeRequest } from "@support-engine/core/Validation"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import { conversationFixture } from "./ConversationsSuite.js"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
-
-const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)
+import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
 
 /** Messages (D28, D29, D34, D35). */
 export const messagesSuite = (adapter: Adapter) =>

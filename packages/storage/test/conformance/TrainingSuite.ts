@@ -18,10 +18,7 @@ import { TrainingRepo } from "@support-engine/core/TrainingRepo"
 import { decodeRequest } from "@support-engine/core/Validation"
 import { DateTime, Duration, Effect, Layer, Schedule, TestClock, TestServices } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
-
-const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)
+import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
 
 /** Training data (D20, D30, D31, D34, D35). */
 export const trainingSuite = (adapter: Adapter) =>

@@ -1,0 +1,26 @@
+/** Every conformance suite, in one list, so each adapter runs exactly the same tests (D43). */
+import { agentsSuite } from "./AgentsSuite.js"
+import { companiesSuite } from "./CompaniesSuite.js"
+import { conversationsSuite } from "./ConversationsSuite.js"
+import { customersSuite } from "./CustomersSuite.js"
+import type { Adapter } from "./Harness.js"
+import { isolationSuite } from "./IsolationSuite.js"
+import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
+import { messagesSuite } from "./MessagesSuite.js"
+import { tokensSuite } from "./TokensSuite.js"
+import { trainingSuite } from "./TrainingSuite.js"
+import { webhooksSuite } from "./WebhooksSuite.js"
+
+export const conformance = (adapter: Adapter): void => {
+  tokensSuite(adapter)
+  companiesSuite(adapter)
+  customersSuite(adapter)
+  agentsSuite(adapter)
+  conversationsSuite(adapter)
+  messagesSuite(adapter)
+  trainingSuite(adapter)
+  knowledgeBaseSuite(adapter)
+  webhooksSuite(adapter)
+  // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
+  isolationSuite(adapter)
+}
