@@ -13,7 +13,7 @@ import {
   type UpdateAgent
 } from "./Agent.js"
 import { AgentRepo, type SlugTaken } from "./AgentRepo.js"
-import { Forbidden, NotFound, PersistenceError, ValidationError } from "./Errors.js"
+import { Forbidden, orNotFound, PersistenceError, ValidationError } from "./Errors.js"
 import { encodeData, Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, type UserId, type WorkspaceId } from "./Ids.js"
@@ -44,11 +44,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     const events = yield* Events
     const defaultModel = yield* Config.string("SUPPORT_DEFAULT_AGENT_MODEL").pipe(Config.withDefault("gpt-4o-mini"))
 
-    const find = (workspaceId: WorkspaceId, id: AgentId) =>
-      Effect.flatMap(
-        repo.findById(workspaceId, id),
-        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Agent" })), onSome: Effect.succeed })
-      )
+    const find = (workspaceId: WorkspaceId, id: AgentId) => repo.findById(workspaceId, id).pipe(orNotFound("Agent"))
 
     /** `support-bot`, then `support-bot-2`, `support-bot-3`, …: the first free one in the workspace. */
     const freeSlug = (workspaceId: WorkspaceId, name: string) =>

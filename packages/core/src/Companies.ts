@@ -2,10 +2,10 @@
  * Companies (D25). Every operation checks the principal's ability (D10) and reads and writes only the
  * principal's workspace (D11). Companies emit no events (D34 lists none).
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Company, type CreateCompany, type ListCompanies, type UpdateCompany } from "./Company.js"
 import { CompanyRepo } from "./CompanyRepo.js"
-import { NotFound } from "./Errors.js"
+import { NotFound, orNotFound } from "./Errors.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { CompanyId, type WorkspaceId } from "./Ids.js"
 import { makePage, PageRequest } from "./Pagination.js"
@@ -20,13 +20,7 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
     const tx = yield* Transactor
     const ids = yield* IdGenerator
 
-    const find = (workspaceId: WorkspaceId, id: CompanyId) =>
-      repo.findById(workspaceId, id).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ resource: "Company" })),
-          onSome: Effect.succeed
-        }))
-      )
+    const find = (workspaceId: WorkspaceId, id: CompanyId) => repo.findById(workspaceId, id).pipe(orNotFound("Company"))
 
     const create = Effect.fn("Companies.create")(function*(input: CreateCompany) {
       const principal = yield* canWrite

@@ -15,7 +15,7 @@ import {
 } from "./Conversation.js"
 import { ConversationRepo } from "./ConversationRepo.js"
 import { CustomerRepo } from "./CustomerRepo.js"
-import { NotFound, ValidationError } from "./Errors.js"
+import { NotFound, orNotFound, ValidationError } from "./Errors.js"
 import type { EventType } from "./Event.js"
 import { Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
@@ -46,10 +46,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
     const events = yield* Events
 
     const find = (workspaceId: WorkspaceId, id: ConversationId) =>
-      Effect.flatMap(
-        repo.findById(workspaceId, id),
-        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Conversation" })), onSome: Effect.succeed })
-      )
+      repo.findById(workspaceId, id).pipe(orNotFound("Conversation"))
 
     /** What an id names in the workspace: a user, an agent, or nothing (missing or another workspace's). */
     const names = (workspaceId: WorkspaceId, id: string) =>

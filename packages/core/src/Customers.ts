@@ -6,7 +6,7 @@ import { Effect, Option } from "effect"
 import { CompanyRepo } from "./CompanyRepo.js"
 import { type CreateCustomer, Customer, type ListCustomers, normalizeEmail, type UpdateCustomer } from "./Customer.js"
 import { CustomerRepo } from "./CustomerRepo.js"
-import { NotFound, ValidationError } from "./Errors.js"
+import { NotFound, orNotFound, ValidationError } from "./Errors.js"
 import { encodeData, Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { type CompanyId, CustomerId, type WorkspaceId } from "./Ids.js"
@@ -27,10 +27,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
     const events = yield* Events
 
     const find = (workspaceId: WorkspaceId, id: CustomerId) =>
-      Effect.flatMap(
-        repo.findById(workspaceId, id),
-        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Customer" })), onSome: Effect.succeed })
-      )
+      repo.findById(workspaceId, id).pipe(orNotFound("Customer"))
 
     const checkCompany = (workspaceId: WorkspaceId, companyId: CompanyId | null | undefined) =>
       companyId === null || companyId === undefined

@@ -3,7 +3,7 @@
  * `status`, `code` (null where the contract has none) and a human-readable `message`.
  * The HTTP adapter maps them to bodies in one place; in-process callers see the same values.
  */
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 /** 401: missing, malformed, unknown, expired or revoked token. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
@@ -235,3 +235,13 @@ export type EngineError =
   | ProcessingFailed
   | CreationFailed
   | PersistenceError
+
+/** A repository lookup that must find its row: `None` becomes `NotFound` for `resource` (D11). */
+export const orNotFound = (resource: string) =>
+<A, E, R>(
+  self: Effect.Effect<Option.Option<A>, E, R>
+): Effect.Effect<A, E | NotFound, R> =>
+  Effect.flatMap(
+    self,
+    Option.match({ onNone: () => Effect.fail(new NotFound({ resource })), onSome: Effect.succeed })
+  )

@@ -17,7 +17,7 @@ import {
   type UpdateArticle
 } from "./Article.js"
 import { ArticleRepo, TranslationConflict } from "./ArticleRepo.js"
-import { NotFound, PersistenceError, ValidationError } from "./Errors.js"
+import { NotFound, orNotFound, PersistenceError, ValidationError } from "./Errors.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { ArticleId, RevisionId, type WorkspaceId } from "./Ids.js"
 import { makePage, PageRequest } from "./Pagination.js"
@@ -56,11 +56,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
     const tx = yield* Transactor
     const ids = yield* IdGenerator
 
-    const find = (workspaceId: WorkspaceId, id: ArticleId) =>
-      Effect.flatMap(
-        repo.findById(workspaceId, id),
-        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Article" })), onSome: Effect.succeed })
-      )
+    const find = (workspaceId: WorkspaceId, id: ArticleId) => repo.findById(workspaceId, id).pipe(orNotFound("Article"))
 
     /** The article, locked for the rest of the transaction (see `ArticleRepo.lock`). */
     const findForWrite = (workspaceId: WorkspaceId, id: ArticleId) =>

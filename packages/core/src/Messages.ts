@@ -8,7 +8,7 @@ import { AgentRepo } from "./AgentRepo.js"
 import { Conversation } from "./Conversation.js"
 import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
 import { CustomerRepo } from "./CustomerRepo.js"
-import { InvalidSender, NotFound, ValidationError } from "./Errors.js"
+import { InvalidSender, NotFound, orNotFound, ValidationError } from "./Errors.js"
 import { encodeData, Events } from "./Events.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { AgentId, type ConversationId, MessageId, UserId, type WorkspaceId } from "./Ids.js"
@@ -59,13 +59,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const conversation = yield* Effect.flatMap(
-          conversations.findById(workspaceId, conversationId),
-          Option.match({
-            onNone: () => Effect.fail(new NotFound({ resource: "Conversation" })),
-            onSome: Effect.succeed
-          })
-        )
+        const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
         const senderId = yield* checkSender(workspaceId, conversation, input)
         const at = yield* now
         const sentAt = input.sent_at ?? at

@@ -11,6 +11,7 @@ import {
   InvalidType,
   NotFound,
   NoUrlsProvided,
+  orNotFound,
   type PersistenceError,
   UrlDiscoveryRequired,
   ValidationError
@@ -61,10 +62,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
     const signal = yield* TrainingSignal
 
     const find = (workspaceId: WorkspaceId, id: TrainingDataId) =>
-      Effect.flatMap(
-        repo.findById(workspaceId, id),
-        Option.match({ onNone: () => Effect.fail(new NotFound({ resource: "Training data" })), onSome: Effect.succeed })
-      )
+      repo.findById(workspaceId, id).pipe(orNotFound("Training data"))
 
     /** Every agent must be an agent of the workspace: 400 INVALID_AGENT otherwise (spec rule 4, D30). */
     const checkAgents = (workspaceId: WorkspaceId, agentIds: ReadonlyArray<AgentId>) =>

@@ -5,7 +5,7 @@
 import { DateTime, Effect, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { ApiToken, CreateApiToken } from "./ApiToken.js"
-import { NotFound, Unauthenticated, ValidationError } from "./Errors.js"
+import { NotFound, orNotFound, Unauthenticated, ValidationError } from "./Errors.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { type AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
 import { Actor, type PrincipalShape } from "./Principal.js"
@@ -34,9 +34,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
     })
 
     const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
-      return yield* Effect.flatten(repo.findById(id)).pipe(
-        Effect.catchTag("NoSuchElementException", () => new NotFound({ resource: "Workspace" }))
-      )
+      return yield* repo.findById(id).pipe(orNotFound("Workspace"))
     })
 
     /**
@@ -75,9 +73,7 @@ export class Users extends Effect.Service<Users>()("@support-engine/core/Users",
     })
 
     const get = Effect.fn("Users.get")(function*(workspaceId: WorkspaceId, id: UserId) {
-      return yield* Effect.flatten(repo.findById(workspaceId, id)).pipe(
-        Effect.catchTag("NoSuchElementException", () => new NotFound({ resource: "User" }))
-      )
+      return yield* repo.findById(workspaceId, id).pipe(orNotFound("User"))
     })
 
     return { create, get } as const
