@@ -1,11 +1,12 @@
 /** AI support agents (spec "Agent", D23). */
 import { Schema } from "effect"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, UserId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "./Validation.js"
 
-export class ProhibitedPhrase extends Schema.Class<ProhibitedPhrase>("ProhibitedPhrase")({
+export class ProhibitedPhrase extends Model.Class<ProhibitedPhrase>("ProhibitedPhrase")({
   id: ProhibitedPhraseId,
   phrase: Schema.String,
   created_at: Timestamp,
@@ -14,7 +15,7 @@ export class ProhibitedPhrase extends Schema.Class<ProhibitedPhrase>("Prohibited
 
 export const EscalationChannel = Schema.Literal("email", "chat")
 
-export class EscalationRule extends Schema.Class<EscalationRule>("EscalationRule")({
+export class EscalationRule extends Model.Class<EscalationRule>("EscalationRule")({
   id: EscalationRuleId,
   channel: EscalationChannel,
   rule: Schema.String,
@@ -23,7 +24,7 @@ export class EscalationRule extends Schema.Class<EscalationRule>("EscalationRule
   updated_at: Timestamp
 }) {}
 
-export class Agent extends Schema.Class<Agent>("Agent")({
+export class Agent extends Model.Class<Agent>("Agent")({
   id: AgentId,
   name: Schema.String,
   slug: Schema.String,
@@ -62,7 +63,7 @@ const fields = {
 const Name = BoundedString(255).pipe(Schema.minLength(1))
 
 /** `POST /agents` (D23): only `name` is required; the model is set by the engine. */
-export class CreateAgent extends Schema.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
+export class CreateAgent extends Model.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
 
 /** A field the contract says an update does not accept: present at all, it is a 422 (D13). */
 export const Prohibited = (field: string) =>
@@ -71,7 +72,7 @@ export const Prohibited = (field: string) =>
   )
 
 /** `PUT /agents/{id}` (D22, D23): present fields change; lists replace the whole list; `model` is refused. */
-export class UpdateAgent extends Schema.Class<UpdateAgent>("UpdateAgent")({
+export class UpdateAgent extends Model.Class<UpdateAgent>("UpdateAgent")({
   name: Schema.optional(Name),
   ...fields,
   model: Prohibited("model")
@@ -88,7 +89,7 @@ export const BooleanFlag = Schema.Union(
 )
 
 /** `GET /agents` (D23): filter `is_active`. */
-export class ListAgents extends Schema.Class<ListAgents>("ListAgents")({
+export class ListAgents extends Model.Class<ListAgents>("ListAgents")({
   ...PageRequest.fields,
   is_active: Schema.optional(BooleanFlag)
 }) {}

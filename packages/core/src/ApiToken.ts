@@ -1,11 +1,12 @@
 /** Workspace API tokens (D9). Only a SHA-256 hash of the plain value is stored. */
 import { Schema } from "effect"
 import { ApiTokenId, WorkspaceId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { Ability } from "./Principal.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString } from "./Validation.js"
 
-export class ApiToken extends Schema.Class<ApiToken>("ApiToken")({
+export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
   id: ApiTokenId,
   workspace_id: WorkspaceId,
   name: BoundedString(255),
@@ -16,7 +17,7 @@ export class ApiToken extends Schema.Class<ApiToken>("ApiToken")({
   updated_at: Timestamp
 }) {}
 
-export class CreateApiToken extends Schema.Class<CreateApiToken>("CreateApiToken")({
+export class CreateApiToken extends Model.Class<CreateApiToken>("CreateApiToken")({
   workspace_id: WorkspaceId,
   name: BoundedString(255).pipe(Schema.minLength(1)),
   abilities: Schema.NonEmptyArray(Ability),

@@ -1,6 +1,7 @@
 /** Knowledge-base articles, their translations and revisions (spec "Knowledge-base article", D32). */
 import { Schema } from "effect"
 import { ArticleCategoryId, ArticleId, RevisionId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "./Validation.js"
@@ -9,7 +10,7 @@ export const ArticleStatus = Schema.Literal("draft", "published")
 /** `github` is the lowercase name of the code-hosting integration the specification refers to. */
 export const ArticleSource = Schema.Literal("manual", "auto_generated", "mcp", "github")
 
-export class Translation extends Schema.Class<Translation>("Translation")({
+export class Translation extends Model.Class<Translation>("Translation")({
   locale: Schema.String,
   title: Schema.String,
   slug: Schema.String,
@@ -23,7 +24,7 @@ export class Translation extends Schema.Class<Translation>("Translation")({
   updated_at: Timestamp
 }) {}
 
-export class Article extends Schema.Class<Article>("Article")({
+export class Article extends Model.Class<Article>("Article")({
   id: ArticleId,
   category_id: Schema.NullOr(ArticleCategoryId),
   position: Schema.NullOr(Schema.Int),
@@ -35,7 +36,7 @@ export class Article extends Schema.Class<Article>("Article")({
   updated_at: Timestamp
 }) {}
 
-export class Revision extends Schema.Class<Revision>("Revision")({
+export class Revision extends Model.Class<Revision>("Revision")({
   id: RevisionId,
   article_id: ArticleId,
   locale: Schema.String,
@@ -68,14 +69,14 @@ const translationFields = {
   og_image_url: Schema.optional(Schema.NullOr(HttpUrl))
 }
 
-export class TranslationInput extends Schema.Class<TranslationInput>("TranslationInput")({
+export class TranslationInput extends Model.Class<TranslationInput>("TranslationInput")({
   locale: Locale,
   title: Title,
   ...translationFields
 }) {}
 
 /** `POST /kb-articles` (D32): at least one translation, one per locale. */
-export class CreateArticle extends Schema.Class<CreateArticle>("CreateArticle")({
+export class CreateArticle extends Model.Class<CreateArticle>("CreateArticle")({
   category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
   position: Schema.optional(Schema.NullOr(Position)),
   status: Schema.optional(ArticleStatus),
@@ -84,23 +85,23 @@ export class CreateArticle extends Schema.Class<CreateArticle>("CreateArticle")(
 }) {}
 
 /** `PUT /kb-articles/{id}` (D32): category, position, status. */
-export class UpdateArticle extends Schema.Class<UpdateArticle>("UpdateArticle")({
+export class UpdateArticle extends Model.Class<UpdateArticle>("UpdateArticle")({
   category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
   position: Schema.optional(Schema.NullOr(Position)),
   status: Schema.optional(ArticleStatus)
 }) {}
 
 /** `PUT /kb-articles/{id}/translations/{locale}` (D32): creates the translation, or revises and updates it. */
-export class PutTranslation extends Schema.Class<PutTranslation>("PutTranslation")({
+export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation")({
   title: Schema.optional(Title),
   ...translationFields
 }) {}
 
-export class ListArticles extends Schema.Class<ListArticles>("ListArticles")({
+export class ListArticles extends Model.Class<ListArticles>("ListArticles")({
   ...PageRequest.fields,
   status: Schema.optional(ArticleStatus)
 }) {}
 
-export class ListRevisions extends Schema.Class<ListRevisions>("ListRevisions")({
+export class ListRevisions extends Model.Class<ListRevisions>("ListRevisions")({
   ...PageRequest.fields
 }) {}

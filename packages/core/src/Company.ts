@@ -1,11 +1,12 @@
 /** Companies (spec "Company", D25). */
 import { Schema } from "effect"
 import { CompanyId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString, HttpUrl } from "./Validation.js"
 
-export class Company extends Schema.Class<Company>("Company")({
+export class Company extends Model.Class<Company>("Company")({
   id: CompanyId,
   name: Schema.String,
   domain: Schema.NullOr(Schema.String),
@@ -23,17 +24,17 @@ const fields = {
   avatar_url: Schema.optional(Schema.NullOr(HttpUrl))
 }
 
-export class CreateCompany extends Schema.Class<CreateCompany>("CreateCompany")({
+export class CreateCompany extends Model.Class<CreateCompany>("CreateCompany")({
   name: BoundedString(255).pipe(Schema.minLength(1)),
   ...fields
 }) {}
 
 /** `PUT /companies/{id}`: present fields change, absent ones stay (D22). */
-export class UpdateCompany extends Schema.Class<UpdateCompany>("UpdateCompany")({
+export class UpdateCompany extends Model.Class<UpdateCompany>("UpdateCompany")({
   name: Schema.optional(BoundedString(255).pipe(Schema.minLength(1))),
   ...fields
 }) {}
 
-export class ListCompanies extends Schema.Class<ListCompanies>("ListCompanies")({
+export class ListCompanies extends Model.Class<ListCompanies>("ListCompanies")({
   ...PageRequest.fields
 }) {}

@@ -1,6 +1,7 @@
 /** Conversations (spec "Conversation", D26-D28). */
 import { Schema } from "effect"
 import { AgentId, ConversationId, CustomerId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString } from "./Validation.js"
@@ -10,7 +11,7 @@ export const ConversationStatus = Schema.Literal("open", "closed")
 export const ConversationPriority = Schema.Literal("low", "normal", "high", "urgent")
 export const AssigneeType = Schema.Literal("user", "agent")
 
-export class Conversation extends Schema.Class<Conversation>("Conversation")({
+export class Conversation extends Model.Class<Conversation>("Conversation")({
   id: ConversationId,
   channel: ConversationChannel,
   customer_id: CustomerId,
@@ -35,7 +36,7 @@ const Subject = Schema.NullOr(BoundedString(500))
 const Tags = Schema.Array(BoundedString(255).pipe(Schema.minLength(1))).pipe(Schema.maxItems(100))
 
 /** `POST /conversations` (D26). */
-export class CreateConversation extends Schema.Class<CreateConversation>("CreateConversation")({
+export class CreateConversation extends Model.Class<CreateConversation>("CreateConversation")({
   customer_id: CustomerId,
   subject: Schema.optional(Subject),
   channel: Schema.optional(ConversationChannel),
@@ -47,7 +48,7 @@ export class CreateConversation extends Schema.Class<CreateConversation>("Create
 }) {}
 
 /** `PUT /conversations/{id}` (D22, D26). */
-export class UpdateConversation extends Schema.Class<UpdateConversation>("UpdateConversation")({
+export class UpdateConversation extends Model.Class<UpdateConversation>("UpdateConversation")({
   subject: Schema.optional(Subject),
   status: Schema.optional(ConversationStatus),
   priority: Schema.optional(ConversationPriority),
@@ -58,7 +59,7 @@ export class UpdateConversation extends Schema.Class<UpdateConversation>("Update
 }) {}
 
 /** `GET /conversations` (D26). */
-export class ListConversations extends Schema.Class<ListConversations>("ListConversations")({
+export class ListConversations extends Model.Class<ListConversations>("ListConversations")({
   ...PageRequest.fields,
   status: Schema.optional(ConversationStatus),
   priority: Schema.optional(ConversationPriority),

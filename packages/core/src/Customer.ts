@@ -1,11 +1,12 @@
 /** Customers (spec "Customer", D19, D24). */
 import { Schema } from "effect"
 import { CompanyId, CustomerId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString, Email } from "./Validation.js"
 
-export class Customer extends Schema.Class<Customer>("Customer")({
+export class Customer extends Model.Class<Customer>("Customer")({
   id: CustomerId,
   first_name: Schema.NullOr(Schema.String),
   last_name: Schema.NullOr(Schema.String),
@@ -33,13 +34,13 @@ const fields = {
 }
 
 /** `POST /customers` (D24): at least one of email, first_name, phone (checked by the service). */
-export class CreateCustomer extends Schema.Class<CreateCustomer>("CreateCustomer")(fields) {}
+export class CreateCustomer extends Model.Class<CreateCustomer>("CreateCustomer")(fields) {}
 
 /** `PUT /customers/{id}`: present fields change, absent ones stay (D22). */
-export class UpdateCustomer extends Schema.Class<UpdateCustomer>("UpdateCustomer")(fields) {}
+export class UpdateCustomer extends Model.Class<UpdateCustomer>("UpdateCustomer")(fields) {}
 
 /** `GET /customers` (D16, D19): `email` is an exact match (case-insensitive), `company_id` a company. */
-export class ListCustomers extends Schema.Class<ListCustomers>("ListCustomers")({
+export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
   ...PageRequest.fields,
   email: Schema.optional(BoundedString(255)),
   company_id: Schema.optional(CompanyId)

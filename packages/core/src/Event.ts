@@ -3,6 +3,7 @@
  */
 import { Schema } from "effect"
 import { EventId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { Actor } from "./Principal.js"
 import { Timestamp } from "./Timestamp.js"
 
@@ -32,7 +33,7 @@ export type EventType = typeof EventType.Type
 export const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type EventData = typeof EventData.Type
 
-export class Event extends Schema.Class<Event>("Event")({
+export class Event extends Model.Class<Event>("Event")({
   id: EventId,
   event: EventType,
   occurred_at: Timestamp,

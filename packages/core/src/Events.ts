@@ -6,13 +6,14 @@ import { NotFound, type PersistenceError } from "./Errors.js"
 import { Event, type EventData, EventType } from "./Event.js"
 import { IdGenerator } from "./IdGenerator.js"
 import { EventId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { Outbox } from "./Outbox.js"
 import { makePage, type Page, PageRequest } from "./Pagination.js"
 import { canRead, Principal } from "./Principal.js"
 import { now } from "./Timestamp.js"
 
 /** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
-export class ListEvents extends Schema.Class<ListEvents>("ListEvents")({
+export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
   ...PageRequest.fields,
   event: Schema.optional(EventType),
   after: Schema.optional(EventId)

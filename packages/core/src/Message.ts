@@ -1,6 +1,7 @@
 /** Messages (spec "Message", D29). */
 import { Schema } from "effect"
 import { ConversationId, CustomerId, MessageId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString } from "./Validation.js"
@@ -8,7 +9,7 @@ import { BoundedString } from "./Validation.js"
 export const SenderType = Schema.Literal("customer", "user", "agent", "system")
 export type SenderType = typeof SenderType.Type
 
-export class Message extends Schema.Class<Message>("Message")({
+export class Message extends Model.Class<Message>("Message")({
   id: MessageId,
   conversation_id: ConversationId,
   sender_type: SenderType,
@@ -32,7 +33,7 @@ export const MAX_CONTENT_LENGTH = 1_048_576
 const Addresses = Schema.Array(BoundedString(320)).pipe(Schema.maxItems(100))
 
 /** `POST /conversations/{id}/messages` (D29): `sender_id` is required except for system messages. */
-export class CreateMessage extends Schema.Class<CreateMessage>("CreateMessage")({
+export class CreateMessage extends Model.Class<CreateMessage>("CreateMessage")({
   sender_type: SenderType,
   sender_id: Schema.optional(Schema.NullOr(Schema.UUID)),
   content: BoundedString(MAX_CONTENT_LENGTH).pipe(Schema.minLength(1)),
@@ -45,7 +46,7 @@ export class CreateMessage extends Schema.Class<CreateMessage>("CreateMessage")(
 }) {}
 
 /** `GET /messages` (D19). */
-export class ListMessages extends Schema.Class<ListMessages>("ListMessages")({
+export class ListMessages extends Model.Class<ListMessages>("ListMessages")({
   ...PageRequest.fields,
   sender_type: Schema.optional(SenderType),
   conversation_id: Schema.optional(ConversationId)

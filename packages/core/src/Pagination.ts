@@ -3,12 +3,13 @@
  * `meta` is computed here so in-process callers see the same numbers.
  */
 import { Schema } from "effect"
+import * as Model from "./Model.js"
 
 export const PerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
 export const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
 
 /** `page` and `per_page` as typed values (D16). Query strings are parsed by the adapter's own schema. */
-export class PageRequest extends Schema.Class<PageRequest>("PageRequest")({
+export class PageRequest extends Model.Class<PageRequest>("PageRequest")({
   page: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
   per_page: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 15 })
 }) {
@@ -18,7 +19,7 @@ export class PageRequest extends Schema.Class<PageRequest>("PageRequest")({
   static readonly first = new PageRequest({})
 }
 
-export class PageMeta extends Schema.Class<PageMeta>("PageMeta")({
+export class PageMeta extends Model.Class<PageMeta>("PageMeta")({
   current_page: Schema.Int,
   from: Schema.NullOr(Schema.Int),
   last_page: Schema.Int,

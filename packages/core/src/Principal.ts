@@ -6,12 +6,13 @@
 import { Context, Effect, Schema } from "effect"
 import { InsufficientAbility } from "./Errors.js"
 import type { ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
+import * as Model from "./Model.js"
 
 export const Ability = Schema.Literal("external-api:read", "external-api:write")
 export type Ability = typeof Ability.Type
 
 /** Who caused a change (D44). */
-export class Actor extends Schema.Class<Actor>("Actor")({
+export class Actor extends Model.Class<Actor>("Actor")({
   type: Schema.Literal("api_token", "user", "agent", "system"),
   id: Schema.NullOr(Schema.UUID)
 }) {

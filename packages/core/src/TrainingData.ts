@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { Prohibited } from "./Agent.js"
 import { AgentId, TrainingDataId, TrainingFolderId, UrlPageId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "./Validation.js"
@@ -15,7 +16,7 @@ export type TrainingStatus = typeof TrainingStatus.Type
  * A training data item. Beside the specified fields it returns `agent_ids` (the agents it trains) and the content
  * of its type: `content` for text, `question`/`answer` for qa (null otherwise).
  */
-export class TrainingDataItem extends Schema.Class<TrainingDataItem>("TrainingDataItem")({
+export class TrainingDataItem extends Model.Class<TrainingDataItem>("TrainingDataItem")({
   id: TrainingDataId,
   type: TrainingType,
   source: Schema.NullOr(Schema.String),
@@ -33,7 +34,7 @@ export class TrainingDataItem extends Schema.Class<TrainingDataItem>("TrainingDa
   updated_at: Timestamp
 }) {}
 
-export class TrainingFolder extends Schema.Class<TrainingFolder>("TrainingFolder")({
+export class TrainingFolder extends Model.Class<TrainingFolder>("TrainingFolder")({
   id: TrainingFolderId,
   name: Schema.String,
   created_at: Timestamp,
@@ -43,7 +44,7 @@ export class TrainingFolder extends Schema.Class<TrainingFolder>("TrainingFolder
 export const UrlPageStatus = Schema.Literal("queued", "completed", "failed")
 
 /** A page discovered under a url item (D20, D31). */
-export class UrlPage extends Schema.Class<UrlPage>("UrlPage")({
+export class UrlPage extends Model.Class<UrlPage>("UrlPage")({
   id: UrlPageId,
   training_data_id: TrainingDataId,
   url: Schema.String,
@@ -61,7 +62,7 @@ const AgentIds = Schema.Array(AgentId).pipe(Schema.maxItems(100))
  * `POST /training-data` (D30). `type` is any string here: url is a 422 URL_DISCOVERY_REQUIRED and anything else
  * unknown a 400 INVALID_TYPE, decided by the service. Which content fields are required depends on the type.
  */
-export class CreateTrainingData extends Schema.Class<CreateTrainingData>("CreateTrainingData")({
+export class CreateTrainingData extends Model.Class<CreateTrainingData>("CreateTrainingData")({
   type: BoundedString(50),
   title: Schema.optional(Title),
   description: Schema.optional(Schema.NullOr(Text)),
@@ -74,14 +75,14 @@ export class CreateTrainingData extends Schema.Class<CreateTrainingData>("Create
 }) {}
 
 /** `POST /training-data/url/process` (D30): one url item per valid URL; invalid entries are skipped. */
-export class ProcessUrls extends Schema.Class<ProcessUrls>("ProcessUrls")({
+export class ProcessUrls extends Model.Class<ProcessUrls>("ProcessUrls")({
   urls: Schema.Array(BoundedString(2048)).pipe(Schema.maxItems(100)),
   agent_ids: Schema.optional(AgentIds),
   training_folder_id: Schema.optional(Schema.NullOr(TrainingFolderId))
 }) {}
 
 /** `PUT /training-data/{id}`: title, description and agent_ids only; `metadata` is refused (D13, spec rule 4). */
-export class UpdateTrainingData extends Schema.Class<UpdateTrainingData>("UpdateTrainingData")({
+export class UpdateTrainingData extends Model.Class<UpdateTrainingData>("UpdateTrainingData")({
   title: Schema.optional(Title),
   description: Schema.optional(Schema.NullOr(Text)),
   agent_ids: Schema.optional(AgentIds),
@@ -89,23 +90,23 @@ export class UpdateTrainingData extends Schema.Class<UpdateTrainingData>("Update
 }) {}
 
 /** `GET /training-data` (D30). */
-export class ListTrainingData extends Schema.Class<ListTrainingData>("ListTrainingData")({
+export class ListTrainingData extends Model.Class<ListTrainingData>("ListTrainingData")({
   ...PageRequest.fields,
   type: Schema.optional(TrainingType),
   status: Schema.optional(TrainingStatus)
 }) {}
 
 /** `GET /training-data/url/exists?url=` (D20). */
-export class UrlExistsQuery extends Schema.Class<UrlExistsQuery>("UrlExistsQuery")({
+export class UrlExistsQuery extends Model.Class<UrlExistsQuery>("UrlExistsQuery")({
   url: HttpUrl
 }) {}
 
-export class CreateTrainingFolder extends Schema.Class<CreateTrainingFolder>("CreateTrainingFolder")({
+export class CreateTrainingFolder extends Model.Class<CreateTrainingFolder>("CreateTrainingFolder")({
   name: BoundedString(255).pipe(Schema.minLength(1))
 }) {}
 
 /** The answer of `POST /training-data/{id}/resync-now` (D31). */
-export class ResyncStarted extends Schema.Class<ResyncStarted>("ResyncStarted")({
+export class ResyncStarted extends Model.Class<ResyncStarted>("ResyncStarted")({
   success: Schema.Literal(true),
   message: Schema.String,
   data: Schema.Struct({ training_data_id: TrainingDataId, urls_count: Schema.Int })

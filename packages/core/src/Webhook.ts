@@ -4,6 +4,7 @@
 import { Schema } from "effect"
 import { EventType } from "./Event.js"
 import { DeliveryId, EventId, WebhookId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { PageRequest } from "./Pagination.js"
 import { Timestamp } from "./Timestamp.js"
 import { HttpUrl, Text } from "./Validation.js"
@@ -17,7 +18,7 @@ export const DeactivationReason = Schema.Literal("gone", "consecutive_failures")
 export type DeactivationReason = typeof DeactivationReason.Type
 
 /** A subscription as the API returns it. The secret is never part of it (shown on create and rotate only). */
-export class Webhook extends Schema.Class<Webhook>("Webhook")({
+export class Webhook extends Model.Class<Webhook>("Webhook")({
   id: WebhookId,
   url: Schema.String,
   events: Schema.Array(WebhookEventType),
@@ -34,7 +35,7 @@ export class Webhook extends Schema.Class<Webhook>("Webhook")({
 }) {}
 
 /** The answer to create and rotate-secret: the webhook and its (new) secret, `whsec_` + base64 (D36). */
-export class WebhookWithSecret extends Schema.Class<WebhookWithSecret>("WebhookWithSecret")({
+export class WebhookWithSecret extends Model.Class<WebhookWithSecret>("WebhookWithSecret")({
   ...Webhook.fields,
   secret: Schema.Redacted(Schema.String)
 }) {}
@@ -44,7 +45,7 @@ export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /** One attempt to deliver (D38): when, how long, and the receiver's answer or the error. */
-export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAttempt")({
+export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttempt")({
   /** 1 for the first attempt of the delivery; redeliveries continue the count. */
   attempt: Schema.Int,
   attempted_at: Timestamp,
@@ -57,7 +58,7 @@ export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAtte
 }) {}
 
 /** A delivery (D37): one event for one webhook, with its attempt log (D36). */
-export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
+export class WebhookDelivery extends Model.Class<WebhookDelivery>("WebhookDelivery")({
   id: DeliveryId,
   webhook_id: WebhookId,
   event_id: EventId,
@@ -92,31 +93,31 @@ const Events = Schema.Array(WebhookEventType).pipe(
 const Description = Schema.NullOr(Text)
 
 /** `POST /webhooks` (D36). Whether the URL is allowed (https, no private address) is checked by the service. */
-export class CreateWebhook extends Schema.Class<CreateWebhook>("CreateWebhook")({
+export class CreateWebhook extends Model.Class<CreateWebhook>("CreateWebhook")({
   url: HttpUrl,
   events: Events,
   description: Schema.optional(Description)
 }) {}
 
 /** `PUT /webhooks/{id}`: present fields change, absent ones stay (D22). */
-export class UpdateWebhook extends Schema.Class<UpdateWebhook>("UpdateWebhook")({
+export class UpdateWebhook extends Model.Class<UpdateWebhook>("UpdateWebhook")({
   url: Schema.optional(HttpUrl),
   events: Schema.optional(Events),
   description: Schema.optional(Description)
 }) {}
 
 /** `POST /webhooks/{id}/rotate-secret` (D46): the grace period in seconds, 0 to 7 days, default 24 hours. */
-export class RotateWebhookSecret extends Schema.Class<RotateWebhookSecret>("RotateWebhookSecret")({
+export class RotateWebhookSecret extends Model.Class<RotateWebhookSecret>("RotateWebhookSecret")({
   grace_period_seconds: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_GRACE_PERIOD_SECONDS)))
 }) {}
 
 /** `GET /webhooks`. */
-export class ListWebhooks extends Schema.Class<ListWebhooks>("ListWebhooks")({
+export class ListWebhooks extends Model.Class<ListWebhooks>("ListWebhooks")({
   ...PageRequest.fields
 }) {}
 
 /** `GET /webhooks/{id}/deliveries`, newest first, optionally one status. */
-export class ListWebhookDeliveries extends Schema.Class<ListWebhookDeliveries>("ListWebhookDeliveries")({
+export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("ListWebhookDeliveries")({
   ...PageRequest.fields,
   status: Schema.optional(DeliveryStatus)
 }) {}

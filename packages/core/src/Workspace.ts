@@ -1,10 +1,11 @@
 /** Workspaces and their users (D8): managed through the engine and the CLI, not the `/v1` API. */
 import { Schema } from "effect"
 import { AgentId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
+import * as Model from "./Model.js"
 import { Timestamp } from "./Timestamp.js"
 import { BoundedString } from "./Validation.js"
 
-export class Workspace extends Schema.Class<Workspace>("Workspace")({
+export class Workspace extends Model.Class<Workspace>("Workspace")({
   id: WorkspaceId,
   name: BoundedString(255),
   organization_id: OrganizationId,
@@ -13,12 +14,12 @@ export class Workspace extends Schema.Class<Workspace>("Workspace")({
   updated_at: Timestamp
 }) {}
 
-export class CreateWorkspace extends Schema.Class<CreateWorkspace>("CreateWorkspace")({
+export class CreateWorkspace extends Model.Class<CreateWorkspace>("CreateWorkspace")({
   name: BoundedString(255).pipe(Schema.minLength(1)),
   organization_id: Schema.optional(OrganizationId)
 }) {}
 
-export class User extends Schema.Class<User>("User")({
+export class User extends Model.Class<User>("User")({
   id: UserId,
   workspace_id: WorkspaceId,
   name: BoundedString(255),
@@ -27,7 +28,7 @@ export class User extends Schema.Class<User>("User")({
   updated_at: Timestamp
 }) {}
 
-export class CreateUser extends Schema.Class<CreateUser>("CreateUser")({
+export class CreateUser extends Model.Class<CreateUser>("CreateUser")({
   workspace_id: WorkspaceId,
   name: BoundedString(255).pipe(Schema.minLength(1)),
   email: BoundedString(255).pipe(Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" }))

@@ -5,13 +5,14 @@
  * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (at-least-once, D38).
  */
 import { EventData, EventType } from "@support-engine/core/Event"
+import * as Model from "@support-engine/core/Model"
 import { Actor } from "@support-engine/core/Principal"
 import { Clock, Effect, Either, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { hexSignature, standardSignature } from "./Signer.js"
 
 /** The body of a delivery (D37, D44). `occurred_at` stays the D6 string it was sent as. */
-export class WebhookPayload extends Schema.Class<WebhookPayload>("WebhookPayload")({
+export class WebhookPayload extends Model.Class<WebhookPayload>("WebhookPayload")({
   event: EventType,
   id: Schema.UUID,
   organization_id: Schema.UUID,
