@@ -2,11 +2,11 @@
  * The database a URL names (D41): `file:<path>` or `file::memory:` selects SQLite (WAL, foreign keys on,
  * busy timeout); `postgres://` selects PostgreSQL.
  */
-import { SqlClient } from "@effect/sql"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Effect, Layer } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Layer } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
+import * as SqliteClient from "./SqliteClient.js"
 
 export type DatabaseUrl =
   | { readonly _tag: "Sqlite"; readonly filename: string }
@@ -20,14 +20,8 @@ export const parseDatabaseUrl = (url: string): DatabaseUrl => {
   return { _tag: "Sqlite", filename: resolve(url) }
 }
 
-/** A SQLite database on one file (or in memory), with the pragmas every connection needs. */
+/** A SQLite database on one file (or in memory): WAL, foreign keys, busy timeout (SqliteClient.ts). */
 export const sqliteLayer = (filename: string): Layer.Layer<SqlClient.SqlClient> => {
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
-  const pragmas = Layer.effectDiscard(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`PRAGMA foreign_keys = ON`
-    yield* sql`PRAGMA busy_timeout = 5000`
-    yield* sql`PRAGMA synchronous = NORMAL`
-  })).pipe(Layer.orDie)
-  return Layer.provideMerge(pragmas, SqliteClient.layer({ filename }).pipe(Layer.orDie))
+  return SqliteClient.layer({ filename }).pipe(Layer.orDie)
 }

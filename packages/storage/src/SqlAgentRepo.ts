@@ -27,7 +27,7 @@ const AgentRow = Schema.Struct({
 })
 
 const COUNTER = "agents"
-const toAgent = (row: typeof AgentRow.Type) => new Agent(row)
+const toAgent = (row: typeof AgentRow.Type) => new Agent(row, true)
 const encodePhrases = Schema.encodeSync(Schema.Array(ProhibitedPhrase))
 const encodeRules = Schema.encodeSync(Schema.Array(EscalationRule))
 const COLUMNS = "id, name, slug, description, avatar_url, max_messages_per_session, tone, response_length, " +

@@ -232,13 +232,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${r.excerpt}, ${ts(r.created_at)})`.pipe(Effect.asVoid, mapSqlError),
       findRevision: (workspaceId, id) =>
         findRevision({ workspace_id: workspaceId, id }).pipe(
-          Effect.map(Option.map((row) => new Revision(row))),
+          Effect.map(Option.map((row) => new Revision(row, true))),
           mapSqlError
         ),
       listRevisions: (workspaceId, articleId, { limit, offset }) =>
         Effect.all({
           items: revisionPage({ workspace_id: workspaceId, article_id: articleId, limit, offset }).pipe(
-            Effect.map((rows) => rows.map((row) => new Revision(row))),
+            Effect.map((rows) => rows.map((row) => new Revision(row, true))),
             mapSqlError
           ),
           total: revisionCount({ workspace_id: workspaceId, article_id: articleId }).pipe(

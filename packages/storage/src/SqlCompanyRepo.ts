@@ -21,7 +21,7 @@ const CompanyRow = Schema.Struct({
 })
 
 const COUNTER = "companies"
-const toCompany = (row: typeof CompanyRow.Type) => new Company(row)
+const toCompany = (row: typeof CompanyRow.Type) => new Company(row, true)
 
 export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlClient | Counters> = Layer.effect(
   CompanyRepo,

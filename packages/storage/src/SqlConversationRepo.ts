@@ -59,8 +59,8 @@ const MessageRow = Schema.Struct({
 
 const CONVERSATIONS = "conversations"
 const MESSAGES = "messages"
-const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row)
-const toMessage = ({ addresses, ...row }: typeof MessageRow.Type) => new Message({ ...row, ...addresses })
+const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row, true)
+const toMessage = ({ addresses, ...row }: typeof MessageRow.Type) => new Message({ ...row, ...addresses }, true)
 
 const ConversationFilter = Schema.Struct({
   workspace_id: WorkspaceId,

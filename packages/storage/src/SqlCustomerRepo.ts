@@ -26,7 +26,7 @@ const CustomerRow = Schema.Struct({
 })
 
 const COUNTER = "customers"
-const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row)
+const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
 const emailTaken = ValidationError.field("email", "The email has already been taken.")
 // The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
 const companyGone = ValidationError.field("company_id", "The selected company_id is invalid.")

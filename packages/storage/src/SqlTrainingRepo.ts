@@ -204,11 +204,11 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
           ${workspaceId}, ${f.name}, ${ts(f.created_at)}, ${ts(f.updated_at)})`.pipe(Effect.asVoid, mapSqlError),
       findFolder: (workspaceId, id) =>
         findFolder({ workspace_id: workspaceId, id }).pipe(
-          Effect.map(Option.map((row) => new TrainingFolder(row))),
+          Effect.map(Option.map((row) => new TrainingFolder(row, true))),
           mapSqlError
         ),
       listFolders: (workspaceId) =>
-        listFolders(workspaceId).pipe(Effect.map((rows) => rows.map((row) => new TrainingFolder(row))), mapSqlError),
+        listFolders(workspaceId).pipe(Effect.map((rows) => rows.map((row) => new TrainingFolder(row, true))), mapSqlError),
       replacePages: (workspaceId, itemId, entries) =>
         Effect.gen(function*() {
           yield* sql`DELETE FROM training_url_pages WHERE workspace_id = ${workspaceId}
@@ -230,7 +230,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         }).pipe(mapSqlError),
       pages: (workspaceId, id) =>
         pages({ workspace_id: workspaceId, id }).pipe(
-          Effect.map((rows) => rows.map((row) => new UrlPage(row))),
+          Effect.map((rows) => rows.map((row) => new UrlPage(row, true))),
           mapSqlError
         ),
       urlExists: (workspaceId, normalized) =>

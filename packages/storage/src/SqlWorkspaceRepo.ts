@@ -37,8 +37,8 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
         sql`INSERT INTO workspaces (id, name, organization_id, email_agent_id, created_at, updated_at) VALUES (
           ${w.id}, ${w.name}, ${w.organization_id}, ${w.email_agent_id}, ${ts(w.created_at)}, ${ts(w.updated_at)})`
           .pipe(Effect.asVoid, mapSqlError),
-      findById: (id) => findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row))), mapSqlError),
-      list: list(undefined).pipe(Effect.map((rows) => rows.map((row) => new Workspace(row))), mapSqlError),
+      findById: (id) => findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row, true))), mapSqlError),
+      list: list(undefined).pipe(Effect.map((rows) => rows.map((row) => new Workspace(row, true))), mapSqlError),
       setEmailAgent: (id, agentId, at) =>
         sql`UPDATE workspaces SET email_agent_id = ${agentId}, updated_at = ${ts(at)} WHERE id = ${id}`.pipe(
           Effect.asVoid,
@@ -72,7 +72,7 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
           ${u.id}, ${u.workspace_id}, ${u.name}, ${u.email}, ${ts(u.created_at)}, ${ts(u.updated_at)})`
           .pipe(Effect.asVoid, mapSqlError),
       findById: (workspaceId, id) =>
-        findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map((row) => new User(row))), mapSqlError)
+        findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map((row) => new User(row, true))), mapSqlError)
     })
   })
 )
@@ -107,7 +107,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
           .pipe(Effect.asVoid, mapSqlError),
       findById: (id) =>
         findById(id).pipe(
-          Effect.map(Option.map(({ token_hash, ...row }) => ({ token: new ApiToken(row), hash: token_hash }))),
+          Effect.map(Option.map(({ token_hash, ...row }) => ({ token: new ApiToken(row, true), hash: token_hash }))),
           mapSqlError
         ),
       delete: (id) =>
