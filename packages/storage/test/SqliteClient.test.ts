@@ -1,0 +1,119 @@
+/**
+ * The SQLite client's two connections (SqliteClient.ts): reads outside a transaction go to the read-only
+ * connection and neither wait for nor see another fiber's open transaction; writes outside a transaction wait
+ * for it; a transaction reads its own writes; errors stay SqlErrors.
+ */
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
+import * as SqliteClient from "@support-engine/storage/SqliteClient"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const withDatabase = <A, E>(
+  filename: (dir: string) => string,
+  body: Effect.Effect<A, E, SqlClient.SqlClient>
+) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
+    (dir) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
+        yield* sql`INSERT INTO notes (id, body) VALUES (1, 'committed')`
+        return yield* body
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: filename(dir) }))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+const onFile = (dir: string) => join(dir, "client.db")
+
+/** Opens a transaction that inserts row 2 and then waits for `release` before committing. */
+const openTransaction = (
+  sql: SqlClient.SqlClient,
+  inserted: Deferred.Deferred<void>,
+  release: Deferred.Deferred<void>
+) =>
+  sql.withTransaction(
+    Effect.gen(function*() {
+      yield* sql`INSERT INTO notes (id, body) VALUES (2, 'pending')`
+      yield* Deferred.succeed(inserted, undefined)
+      yield* Deferred.await(release)
+    })
+  ).pipe(Effect.fork)
+
+describe("SqliteClient", () => {
+  it.live("a read outside a transaction answers at once and sees only committed rows", () =>
+    withDatabase(
+      onFile,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const inserted = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* openTransaction(sql, inserted, release)
+        yield* Deferred.await(inserted)
+        // The transaction is open and holds the writer: the read must not wait for it (it would hang here).
+        const during = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(during.map((r) => r.id), [1])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(writer)
+        const after = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(after.map((r) => r.id), [1, 2])
+      })
+    ))
+
+  it.live("a write outside a transaction waits for the open transaction instead of joining it", () =>
+    withDatabase(
+      onFile,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const inserted = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* openTransaction(sql, inserted, release)
+        yield* Deferred.await(inserted)
+        const write = yield* sql`INSERT INTO notes (id, body) VALUES (3, 'outside')`.pipe(Effect.fork)
+        // Unblocked, the forked write would finish within a few scheduler turns (better-sqlite3 is synchronous).
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+        assert.isTrue(write.unsafePoll() === null, "the write went ahead while the transaction was open")
+        // Roll the transaction back: had the write joined it, row 3 would vanish with it.
+        yield* Fiber.interrupt(writer)
+        yield* Fiber.join(write)
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), [1, 3])
+      })
+    ))
+
+  it.live("a transaction reads its own writes; a failed statement is a SqlError and rolls back", () =>
+    withDatabase(
+      onFile,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const exit = yield* sql.withTransaction(
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO notes (id, body) VALUES (4, 'mine')`
+            const seen = yield* sql<{ body: string }>`SELECT body FROM notes WHERE id = 4`
+            assert.deepStrictEqual(seen.map((r) => r.body), ["mine"])
+            yield* sql`INSERT INTO notes (id, body) VALUES (1, 'duplicate')`
+          })
+        ).pipe(Effect.exit)
+        assert.isTrue(Exit.isFailure(exit))
+        if (Exit.isFailure(exit)) assert.strictEqual(exit.cause._tag === "Fail" && exit.cause.error._tag, "SqlError")
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), [1])
+        const bad = yield* sql`SELECT nope FROM notes`.pipe(Effect.flip)
+        assert.strictEqual(bad._tag, "SqlError")
+      })
+    ))
+
+  it.live("an in-memory database runs everything on its one connection", () =>
+    withDatabase(
+      () => ":memory:",
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.withTransaction(sql`INSERT INTO notes (id, body) VALUES (5, 'memory')`)
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), [1, 5])
+      })
+    ))
+})
