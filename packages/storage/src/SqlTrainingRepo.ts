@@ -208,7 +208,10 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
           mapSqlError
         ),
       listFolders: (workspaceId) =>
-        listFolders(workspaceId).pipe(Effect.map((rows) => rows.map((row) => new TrainingFolder(row, true))), mapSqlError),
+        listFolders(workspaceId).pipe(
+          Effect.map((rows) => rows.map((row) => new TrainingFolder(row, true))),
+          mapSqlError
+        ),
       replacePages: (workspaceId, itemId, entries) =>
         Effect.gen(function*() {
           yield* sql`DELETE FROM training_url_pages WHERE workspace_id = ${workspaceId}

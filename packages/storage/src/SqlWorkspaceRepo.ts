@@ -72,7 +72,10 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
           ${u.id}, ${u.workspace_id}, ${u.name}, ${u.email}, ${ts(u.created_at)}, ${ts(u.updated_at)})`
           .pipe(Effect.asVoid, mapSqlError),
       findById: (workspaceId, id) =>
-        findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map((row) => new User(row, true))), mapSqlError)
+        findById({ workspace_id: workspaceId, id }).pipe(
+          Effect.map(Option.map((row) => new User(row, true))),
+          mapSqlError
+        )
     })
   })
 )
