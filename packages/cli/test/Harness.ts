@@ -1,6 +1,7 @@
 /**
- * Runs the real `support-engine` executable as a child process, the way `pnpm cli` and `pnpm start` do
- * (`node --import tsx`, from the repository root), on a database the test chooses. Everything waits on a deadline and fails with what the process printed, never on a sleep.
+ * Runs the real `support-engine` executable as a child process, the way `pnpm cli` and `pnpm start` do (the bundle
+ * `packages/cli/dist/support-engine.mjs`, built by the global setup, from the repository root), on a database the
+ * test chooses. Everything waits on a deadline and fails with what the process printed, never on a sleep.
  */
 import { Command, type CommandExecutor } from "@effect/platform"
 import { Deferred, Duration, Effect, Exit, Queue, Ref, Schedule, type Scope, Stream } from "effect"
@@ -9,9 +10,9 @@ import { createConnection } from "node:net"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const bin = `${root}packages/cli/src/bin.ts`
+const bin = `${root}packages/cli/dist/support-engine.mjs`
 
-/** Time a process gets to start (tsx compiles the sources on the first run) or to reach an expected state. */
+/** Time a process gets to start or to reach an expected state (generous: CI machines are shared). */
 export const DEADLINE = Duration.seconds(45)
 
 /** The environment the CLI sees: inherited `SUPPORT_*` variables are overridden so that tests are hermetic. */
@@ -27,7 +28,7 @@ const environment = (env: Record<string, string>): Record<string, string> => ({
 })
 
 const command = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Command.make(process.execPath, "--import", "tsx", bin, ...args).pipe(
+  Command.make(process.execPath, bin, ...args).pipe(
     Command.env(environment(env)),
     Command.workingDirectory(root)
   )
