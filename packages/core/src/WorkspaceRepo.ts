@@ -2,7 +2,7 @@
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { ApiToken } from "./ApiToken.js"
 import type { PersistenceError } from "./Errors.js"
-import type { AgentId, ApiTokenId, UserId, WorkspaceId } from "./Ids.js"
+import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
 import type { User, Workspace } from "./Workspace.js"
 
 export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRepo")<WorkspaceRepo, {
@@ -25,6 +25,8 @@ export interface StoredToken {
   readonly token: ApiToken
   /** Lowercase hex SHA-256 of the plain token value. */
   readonly hash: string
+  /** The organization of the token's workspace: read with the token, so authenticating is one statement. */
+  readonly organizationId: OrganizationId
 }
 
 export class ApiTokenRepo extends Context.Tag("@support-engine/core/ApiTokenRepo")<ApiTokenRepo, {

@@ -149,16 +149,13 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
       if (token.expires_at !== null && DateTime.lessThanOrEqualTo(token.expires_at, at)) {
         return yield* new Unauthenticated()
       }
-      const workspace = yield* workspaces.get(token.workspace_id).pipe(
-        Effect.catchTag("NotFound", () => new Unauthenticated())
-      )
       // A read must not cost a write on every request: last_used_at is kept to the minute.
       if (token.last_used_at === null || DateTime.distance(token.last_used_at, at) >= LAST_USED_RESOLUTION_MS) {
         yield* repo.touch(token.id, at)
       }
       return {
-        workspaceId: workspace.id,
-        organizationId: workspace.organization_id,
+        workspaceId: token.workspace_id,
+        organizationId: stored.value.organizationId,
         abilities: token.abilities,
         actor: Actor.apiToken(token.id)
       } satisfies PrincipalShape

@@ -85,6 +85,7 @@ const TokenRow = Schema.Struct({
   workspace_id: WorkspaceId,
   name: Schema.String,
   token_hash: Schema.String,
+  organization_id: OrganizationId,
   abilities: DbJson(Schema.Array(Ability)),
   expires_at: Schema.NullOr(DbTimestamp),
   last_used_at: Schema.NullOr(DbTimestamp),
@@ -100,7 +101,10 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
     const findById = SqlSchema.findOne({
       Request: ApiTokenId,
       Result: TokenRow,
-      execute: (id) => sql`SELECT * FROM api_tokens WHERE id = ${id}`
+      execute: (id) =>
+        sql`SELECT t.id, t.workspace_id, t.name, t.token_hash, t.abilities, t.expires_at, t.last_used_at,
+            t.created_at, t.updated_at, w.organization_id
+            FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = ${id}`
     })
     return ApiTokenRepo.of({
       insert: (t, hash) =>
@@ -110,7 +114,11 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
           .pipe(Effect.asVoid, mapSqlError),
       findById: (id) =>
         findById(id).pipe(
-          Effect.map(Option.map(({ token_hash, ...row }) => ({ token: new ApiToken(row, true), hash: token_hash }))),
+          Effect.map(Option.map(({ organization_id, token_hash, ...row }) => ({
+            token: new ApiToken(row, true),
+            hash: token_hash,
+            organizationId: organization_id
+          }))),
           mapSqlError
         ),
       delete: (id) =>
