@@ -1,7 +1,8 @@
 /**
  * `pnpm bench [--quick]` (issue 6): support-engine beside a hand-written node:http + better-sqlite3 server and a
- * Fastify 5 one, in-process and over HTTP, at scale and at start-up. Prints a progress line per phase and a
- * table, and writes a JSON result file (bench/results/<timestamp>.json) so two runs can be compared.
+ * Fastify 5 one, in-process and over HTTP, at scale and at start-up, and its webhook dispatcher beside a raw
+ * loop. Prints a progress line per phase and a table, and writes a JSON result file
+ * (bench/results/<timestamp>.json) so two runs can be compared.
  * Benchmarks report; nothing here fails on a figure.
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process"
@@ -22,6 +23,7 @@ import {
 } from "./InProcess.js"
 import { load, type LoadResult } from "./Load.js"
 import { seed, type Seeded } from "./Seed.js"
+import { webhookPhase, webhookReport, type WebhookResult } from "./Webhooks.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, "../..")
@@ -34,7 +36,8 @@ const settings = quick
     http: { rounds: 3, warmupMs: 400, measureMs: 900, connections: 50 },
     scaleSizes: [10_000, 100_000],
     scaleSamples: 150,
-    startupSamples: 1
+    startupSamples: 1,
+    webhooks: { deliveries: 3_000, rounds: 1, memoryDeliveries: 3_000, concurrency: 16, sampleMs: 100 }
   }
   : {
     customers: 100_000,
@@ -42,7 +45,8 @@ const settings = quick
     http: { rounds: 3, warmupMs: 2_000, measureMs: 5_000, connections: 50 },
     scaleSizes: [10_000, 1_000_000],
     scaleSamples: 500,
-    startupSamples: 3
+    startupSamples: 3,
+    webhooks: { deliveries: 50_000, rounds: 2, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 }
   }
 
 const started = performance.now()
@@ -252,6 +256,7 @@ const report = (results: {
   http: HttpResult | null
   scale: Record<string, ScaleResult>
   startup: StartupResult
+  webhooks: WebhookResult | string
 }) => {
   const parts: Array<string> = []
   const ip = results.inProcess
@@ -318,7 +323,11 @@ const report = (results: {
     ["database", "engine", "raw", "engine/raw"],
     Object.entries(results.startup).map(([name, r]) => [name, fmt(r.engine), fmt(r.raw), ratio(r.engine, r.raw)])
   ))
-  parts.push("\nWebhooks: not measured yet (the benchmark has no webhook phase yet)")
+  parts.push(
+    typeof results.webhooks === "string"
+      ? `\nWebhooks: not measured (${results.webhooks})`
+      : `\n${webhookReport(results.webhooks)}`
+  )
   return parts.join("\n")
 }
 
@@ -372,7 +381,16 @@ const main = async () => {
     progress("start-up: empty database and the largest scale database")
     const startup = await startupPhase(dir, largest)
 
-    const results = { inProcess: inProcessResult, http, scale, startup }
+    progress("webhooks: engine dispatcher vs a raw undici + HMAC + better-sqlite3 loop, each in its own process")
+    let webhooks: WebhookResult | string
+    try {
+      webhooks = await webhookPhase(dir, settings.webhooks, progress)
+    } catch (error) {
+      webhooks = error instanceof Error ? error.message.slice(0, 500) : String(error)
+      progress(`webhooks: not measured: ${webhooks}`)
+    }
+
+    const results = { inProcess: inProcessResult, http, scale, startup, webhooks }
     const text = report(results)
     process.stdout.write(`\n${text}\n`)
     const resultsDir = join(here, "..", "results")
@@ -381,7 +399,7 @@ const main = async () => {
     writeFileSync(
       file,
       JSON.stringify(
-        { mode: quick ? "quick" : "full", machine, settings, ...results, webhooks: "not measured yet" },
+        { mode: quick ? "quick" : "full", machine, settings, ...results },
         null,
         2
       )

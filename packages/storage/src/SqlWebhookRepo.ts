@@ -2,7 +2,7 @@
  * Webhooks on `@effect/sql`: subscriptions and their delivery log (`WebhookRepo`), the fan-out the outbox runs in
  * each event's transaction (`WebhookFanOut`, D37), and the dispatcher's leased queue (`DeliveryQueue`, D38, D43).
  */
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
 import type { PersistenceError } from "@support-engine/core/Errors"
 import { Event, EventData, EventType } from "@support-engine/core/Event"
 import { IdGenerator } from "@support-engine/core/IdGenerator"
@@ -19,6 +19,8 @@ import {
 } from "@support-engine/core/Webhook"
 import {
   type ClaimedDelivery,
+  type ClaimRequest,
+  type Completion,
   type DeliveryOutcome,
   DeliveryQueue,
   WebhookRepo
@@ -123,6 +125,8 @@ const ClaimedRow = Schema.Struct({
   data: DbJson(EventData)
 })
 
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: DeliveryId })))
+
 const toClaimed = (claimant: string) => (row: typeof ClaimedRow.Type): ClaimedDelivery => ({
   id: row.id,
   workspaceId: row.workspace_id,
@@ -134,13 +138,14 @@ const toClaimed = (claimant: string) => (row: typeof ClaimedRow.Type): ClaimedDe
     previous: row.previous_secret,
     previousExpiresAt: row.previous_secret_expires_at
   },
+  // Every field was checked when the row was decoded (ClaimedRow): the models need no second check.
   event: new Event({
     id: row.event_id,
     event: row.event,
     occurred_at: row.occurred_at,
-    actor: new Actor({ type: row.actor_type, id: row.actor_id }),
+    actor: new Actor({ type: row.actor_type, id: row.actor_id }, true),
     data: row.data
-  }),
+  }, true),
   attempts: row.attempts,
   roundAttempts: row.round_attempts,
   claimant
@@ -389,6 +394,8 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
       const signal = yield* DeliverySignal
       const p = params(sql)
       const active = p.bool(true)
+      const timestamp = sql.literal(types(sql).ts)
+      const integer = sql.literal(types(sql).int)
 
       /** One statement: the due rows are chosen and leased together (D38); PostgreSQL skips rows others lock (D43). */
       const claim = SqlSchema.findAll({
@@ -453,35 +460,66 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
               RETURNING consecutive_failures`
       })
 
-      const complete = (
-        claimed: ClaimedDelivery,
-        attempt: Parameters<DeliveryQueue["Type"]["complete"]>[1],
-        outcome: DeliveryOutcome,
-        at: DateTime.Utc
-      ) =>
+      /** The attempt log rows of the recorded attempts, in one statement. */
+      const logAttempts = (recorded: ReadonlyArray<Completion>) =>
+        sql`INSERT INTO webhook_delivery_attempts ${
+          sql.insert(recorded.map(({ attempt, claimed }) => ({
+            delivery_id: claimed.id,
+            attempt: claimed.attempts + 1,
+            attempted_at: ts(attempt.attemptedAt),
+            duration_ms: Math.round(attempt.durationMs),
+            response_status: attempt.responseStatus,
+            error: attempt.error,
+            response_excerpt: attempt.responseExcerpt
+          })))
+        }`
+
+      /** Whether the claim under which the attempt was made still holds (not expired and taken, not redelivered). */
+      const claimHolds = ({ claimed }: Completion) =>
+        sql`(id = ${claimed.id} AND claimed_by = ${claimed.claimant} AND attempts = ${claimed.attempts})`
+
+      /**
+       * A run of successes in three statements whatever its length: the rows whose claim holds become delivered,
+       * their attempts are logged, and their webhooks' failure counts reset (D38). The per-row values are cast so
+       * that PostgreSQL types the `CASE` like the column.
+       */
+      const recordDelivered = (run: ReadonlyArray<Completion>, at: DateTime.Utc) =>
         Effect.gen(function*() {
+          const perRow = (value: (c: Completion) => string | number | null, type: Statement.Fragment) =>
+            sql`CASE id ${
+              sql.join(" ", false)(run.map((c) => sql`WHEN ${c.claimed.id} THEN CAST(${value(c)} AS ${type})`))
+            } END`
+          const rows = yield* sql`UPDATE webhook_deliveries SET attempts = attempts + 1,
+            round_attempts = round_attempts + 1, status = 'delivered', next_attempt_at = NULL,
+            last_attempt_at = ${perRow((c) => ts(c.attempt.attemptedAt), timestamp)},
+            response_status = ${perRow((c) => c.attempt.responseStatus, integer)}, last_error = NULL,
+            delivered_at = ${ts(at)}, claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
+            WHERE status = 'pending' AND ${sql.or(run.map(claimHolds))} RETURNING id`
+          const held = new Set((yield* decodeIds(rows)).map((r) => r.id))
+          const recorded = run.filter((c) => held.has(c.claimed.id))
+          if (recorded.length > 0) {
+            yield* logAttempts(recorded)
+            const webhooks = [...new Set(recorded.map((c) => c.claimed.webhookId))]
+            yield* sql`UPDATE webhooks SET consecutive_failures = 0
+              WHERE ${sql.in("id", webhooks)} AND consecutive_failures <> 0`
+          }
+          return run.map((c) => held.has(c.claimed.id))
+        })
+
+      /** Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). */
+      const recordOne = (completion: Completion, at: DateTime.Utc) =>
+        Effect.gen(function*() {
+          const { attempt, claimed, outcome } = completion
           const status = statusOf(outcome)
-          // The first statement writes, so SQLite takes the write lock at once instead of upgrading a read.
           const updated = yield* sql`UPDATE webhook_deliveries SET attempts = attempts + 1,
             round_attempts = round_attempts + 1, status = ${status},
             next_attempt_at = ${outcome._tag === "Retry" ? ts(outcome.at) : null},
             last_attempt_at = ${ts(attempt.attemptedAt)}, response_status = ${attempt.responseStatus},
             last_error = ${attempt.error}, delivered_at = ${outcome._tag === "Delivered" ? ts(at) : sql`delivered_at`},
             claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
-            WHERE id = ${claimed.id} AND claimed_by = ${claimed.claimant} AND attempts = ${claimed.attempts}
-            AND status = 'pending' RETURNING attempts`
+            WHERE status = 'pending' AND ${claimHolds(completion)} RETURNING id`
           if (updated.length === 0) return false
-          yield* sql`INSERT INTO webhook_delivery_attempts ${
-            sql.insert({
-              delivery_id: claimed.id,
-              attempt: claimed.attempts + 1,
-              attempted_at: ts(attempt.attemptedAt),
-              duration_ms: Math.round(attempt.durationMs),
-              response_status: attempt.responseStatus,
-              error: attempt.error,
-              response_excerpt: attempt.responseExcerpt
-            })
-          }`
+          yield* logAttempts([completion])
           switch (outcome._tag) {
             case "Delivered": {
               yield* sql`UPDATE webhooks SET consecutive_failures = 0
@@ -503,17 +541,60 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
               break
           }
           return true
-        }).pipe(sql.withTransaction, Effect.tap(signal.notify), mapSqlError)
+        })
+
+      /** Leases due deliveries and reads what sending them needs; the caller maps errors (and may hold a transaction). */
+      const claimRows = ({ claimant, leaseUntil, limit, now }: ClaimRequest) =>
+        Effect.gen(function*() {
+          if (limit <= 0) return []
+          const rows = yield* claim({ now: ts(now), lease: ts(leaseUntil), claimant, limit })
+          if (rows.length === 0) return []
+          const claimed = yield* loadClaimed({ ids: rows.map((r) => r.id), claimant })
+          return claimed.map(toClaimed(claimant))
+        })
+
+      /**
+       * In order, so the failure count sees successes and failures as they happened; consecutive successes go
+       * together. The first statement writes, so SQLite takes the write lock at once instead of upgrading a read.
+       * The claim comes last, in the same transaction: on SQLite the pages both touch are written once.
+       */
+      const completeAndClaim = (
+        completions: ReadonlyArray<Completion>,
+        at: DateTime.Utc,
+        next: ClaimRequest | undefined
+      ) =>
+        Effect.gen(function*() {
+          const held: Array<boolean> = []
+          let run: Array<Completion> = []
+          for (const completion of completions) {
+            if (completion.outcome._tag === "Delivered") {
+              run.push(completion)
+              continue
+            }
+            if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
+            run = []
+            held.push(yield* recordOne(completion, at))
+          }
+          if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
+          return { held, claimed: next === undefined ? [] : yield* claimRows(next) }
+        }).pipe(
+          sql.withTransaction,
+          // A success schedules nothing; any other outcome may have moved or cancelled due work.
+          Effect.tap(() => completions.every((c) => c.outcome._tag === "Delivered") ? Effect.void : signal.notify),
+          persist
+        )
 
       return DeliveryQueue.of({
-        claimDue: ({ claimant, leaseUntil, limit, now }) =>
-          Effect.gen(function*() {
-            const rows = yield* claim({ now: ts(now), lease: ts(leaseUntil), claimant, limit })
-            if (rows.length === 0) return []
-            const claimed = yield* loadClaimed({ ids: rows.map((r) => r.id), claimant })
-            return claimed.map(toClaimed(claimant))
-          }).pipe(mapSqlError),
-        complete,
+        claimDue: (request) => claimRows(request).pipe(mapSqlError),
+        complete: (claimed, attempt, outcome, at) =>
+          Effect.map(
+            completeAndClaim([{ claimed, attempt, outcome }], at, undefined),
+            ({ held }) => held[0]!
+          ),
+        completeAndClaim: (completions, at, next) =>
+          completions.length === 0
+            ? claimRows(next).pipe(mapSqlError, Effect.map((claimed) => ({ held: [], claimed })))
+            : completeAndClaim(completions, at, next),
         release: (claimant, at) =>
           sql`UPDATE webhook_deliveries SET claimed_by = NULL, leased_until = NULL, next_attempt_at = ${ts(at)}
               WHERE claimed_by = ${claimant} AND status = 'pending' RETURNING id`.pipe(

@@ -3,16 +3,33 @@
  * once), records every attempt and schedules the next one on Effect's `Clock`. It sleeps until the earliest due
  * delivery it knows of, and wakes early when this process commits new work; a bounded fallback poll finds work other
  * processes wrote. Memory stays bounded whatever the backlog: it claims no more rows than it has free slots.
- * Closing its scope interrupts the attempts in flight and gives their leases back.
+ * Closing its scope interrupts the attempts in flight, records those that had finished, and gives the leases back.
+ *
+ * Throughput (docs/performance.md, Webhooks): attempts that finish together are recorded together, and the same
+ * transaction claims their replacements, so a busy queue costs one commit per batch rather than two per delivery.
  */
 import { IdGenerator } from "@support-engine/core/IdGenerator"
-import { type AttemptRecord, type ClaimedDelivery, DeliveryQueue } from "@support-engine/core/WebhookRepo"
-import { type ConfigError, DateTime, Duration, Effect, FiberSet, Layer, Option, Queue, Schedule } from "effect"
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type Completion,
+  DeliveryQueue
+} from "@support-engine/core/WebhookRepo"
+import { Chunk, type ConfigError, DateTime, Duration, Effect, FiberSet, Layer, Option, Queue, Schedule } from "effect"
 import { type AttemptResult, decide } from "./Rules.js"
 import { signDelivery } from "./Signer.js"
 import { WebhookTransport } from "./Transport.js"
 import { HostResolver } from "./UrlPolicy.js"
 import { WebhookConfig } from "./WebhookConfig.js"
+
+/**
+ * Resumes after the I/O callbacks already due have run (`setImmediate`): attempts whose answers have arrived finish
+ * first and are recorded in the same write. It waits on no clock.
+ */
+const afterPendingIO = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /** The shortest sleep when work is due but none could be claimed (another process holds it): no busy loop. */
 const IDLE_WHEN_CONTENDED = Duration.millis(50)
@@ -32,9 +49,75 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         Effect.catchTag("PersistenceError", (error) => Effect.logWarning("webhook leases not released", error))
       )
     )
+    /**
+     * Finished attempts wait here for the recorder. Each keeps its slot until it is recorded, so this holds at most
+     * `concurrency` entries, and a dispatcher never holds more claims than that.
+     */
+    const finished = yield* Queue.unbounded<Completion>()
+    // Registered before the recorder and the attempts, so it runs after they stop: what finished is still recorded.
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Queue.takeAll(finished), (rest) => record(Chunk.toReadonlyArray(rest), false))
+    )
     const inFlight = yield* FiberSet.make<void, never>()
+    const runAttempt = yield* FiberSet.runtime(inFlight)<never>()
     const slotFreed = yield* Queue.sliding<void>(1)
+    /** Slots taken: attempts in flight or waiting to be recorded, and slots reserved by a claim being made. */
     let running = 0
+
+    /** Reserves every free slot for a claim (synchronously, so two claims never share a slot). */
+    const reserve = () => {
+      const free = Math.max(0, config.concurrency - running)
+      running += free
+      return free
+    }
+
+    /** Starts the claimed deliveries in the reserved slots and gives back the slots they did not fill. */
+    const start = (reserved: number, claimed: ReadonlyArray<ClaimedDelivery>) => {
+      running -= reserved - claimed.length
+      // Forked interruptible whatever the caller's region: closing the scope must be able to stop them.
+      for (const delivery of claimed) runAttempt(Effect.interruptible(attempt(delivery)))
+    }
+
+    const leaseFrom = (now: DateTime.Utc, limit: number) => ({
+      now,
+      leaseUntil: DateTime.addDuration(now, lease),
+      claimant,
+      limit
+    })
+
+    /**
+     * Records finished attempts and, in the same transaction, claims deliveries for every slot then free (the
+     * slots just recorded among them), and starts them. When it could not fill them, the main loop is woken to
+     * decide how long to sleep.
+     */
+    const record = (completions: ReadonlyArray<Completion>, claimMore: boolean) =>
+      Effect.gen(function*() {
+        if (completions.length === 0) return
+        const at = yield* DateTime.now
+        running -= completions.length
+        const reserved = claimMore ? reserve() : 0
+        const { claimed } = yield* queue.completeAndClaim(completions, at, leaseFrom(at, reserved)).pipe(
+          // Their leases expire and the deliveries are due again: a database hiccup loses no delivery.
+          Effect.catchTag("PersistenceError", (error) =>
+            Effect.as(Effect.logError("webhook attempts not recorded", error), { claimed: [] }))
+        )
+        start(reserved, claimed)
+        if (claimed.length < reserved) {
+          yield* slotFreed.offer(undefined)
+        }
+      }).pipe(Effect.withSpan("Dispatcher.record", { attributes: { attempts: completions.length } }))
+
+    /**
+     * Waits for a finished attempt, lets the answers that have already arrived finish too (`afterPendingIO`), then
+     * records all of them in one transaction. Only the wait can be interrupted: what was taken is recorded.
+     */
+    const recorder = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const first = yield* restore(Queue.take(finished))
+        yield* afterPendingIO
+        yield* record([first, ...(yield* Queue.takeAll(finished))], true)
+      })
+    )
 
     const attempt = (claimed: ClaimedDelivery) =>
       Effect.gen(function*() {
@@ -59,30 +142,29 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
           responseExcerpt: result._tag === "Answered" ? result.excerpt : null
         }
         const outcome = decide(result, claimed.roundAttempts + 1, config, finishedAt)
-        yield* queue.complete(claimed, record, outcome, finishedAt)
+        yield* finished.offer({ claimed, attempt: record, outcome })
       }).pipe(
-        // The lease expires and the delivery is due again: a database hiccup loses no delivery.
-        Effect.catchTag("PersistenceError", (error) => Effect.logError("webhook attempt not recorded", error)),
-        Effect.ensuring(Effect.zipRight(Effect.sync(() => running--), slotFreed.offer(undefined))),
-        Effect.withSpan("Dispatcher.attempt", { attributes: { delivery: claimed.id } })
+        // Stopped before it finished: nothing to record, the lease is given back on close.
+        Effect.onInterrupt(() =>
+          Effect.suspend(() => {
+            running--
+            return slotFreed.offer(undefined)
+          })
+        )
+        // No span per attempt: at thousands of attempts a second it cost more than the attempt's own bookkeeping.
+        // The recorder's span covers each batch, and every attempt is in the delivery's log.
       )
 
     /** Claims what is due into the free slots; true when every slot got work (more may be due). */
     const fill = Effect.gen(function*() {
-      const free = config.concurrency - running
-      if (free <= 0) return false
+      const reserved = reserve()
+      if (reserved === 0) return false
       const now = yield* DateTime.now
-      const claimed = yield* queue.claimDue({
-        now,
-        leaseUntil: DateTime.addDuration(now, lease),
-        claimant,
-        limit: free
-      })
-      for (const delivery of claimed) {
-        running++
-        yield* FiberSet.run(inFlight, attempt(delivery))
-      }
-      return claimed.length === free
+      const claimed = yield* queue.claimDue(leaseFrom(now, reserved)).pipe(
+        Effect.tapError(() => Effect.sync(() => start(reserved, [])))
+      )
+      start(reserved, claimed)
+      return claimed.length === reserved
     })
 
     /** How long to sleep: until the earliest due delivery, at most the poll interval. */
@@ -113,6 +195,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         ))
     )
 
+    yield* recorder.pipe(Effect.forever, Effect.forkScoped)
     yield* step.pipe(Effect.repeat(Schedule.forever), Effect.forkScoped)
     return { claimant } as const
   }),

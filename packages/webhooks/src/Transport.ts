@@ -60,32 +60,49 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
           if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
             return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
           }
-          return yield* Effect.tryPromise({
-            try: async (signal) => {
-              const response = await agent.request({
-                origin: url.origin,
-                path: `${url.pathname}${url.search}`,
-                method: "POST",
-                headers: request.headers,
-                body: request.body,
-                signal
-              })
-              const retryAfter = response.headers["retry-after"]
-              return {
-                status: response.statusCode,
-                retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-                excerpt: await readExcerpt(response.body)
-              } satisfies TransportResponse
-            },
-            catch: toTransportError
+          return yield* post(url, request)
+        })
+
+      /**
+       * One POST, cut at the configured timeout (connection, answer and body together). The deadline is a timer on
+       * the socket's clock rather than `Effect.timeoutFail`, which races a second fiber against every attempt and
+       * cost more than the rest of the attempt's bookkeeping (docs/performance.md, Webhooks).
+       */
+      const post = (url: URL, request: TransportRequest) =>
+        Effect.async<TransportResponse, TransportError>((resume) => {
+          const controller = new AbortController()
+          let timedOut = false
+          const timer = setTimeout(() => {
+            timedOut = true
+            controller.abort()
+          }, timeout)
+          agent.request({
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
+            method: "POST",
+            headers: request.headers,
+            body: request.body,
+            signal: controller.signal
+          }).then(async (response) => {
+            const retryAfter = response.headers["retry-after"]
+            return {
+              status: response.statusCode,
+              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+              excerpt: await readExcerpt(response.body)
+            } satisfies TransportResponse
+          }).then(
+            (response) => resume(Effect.succeed(response)),
+            (error: unknown) => resume(Effect.fail(timedOut ? timeoutError() : toTransportError(error)))
+          ).finally(() => clearTimeout(timer))
+          // Interrupted (the dispatcher stops): the request is abandoned.
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            controller.abort()
           })
-        }).pipe(
-          Effect.timeoutFail({
-            duration: config.timeout,
-            onTimeout: () =>
-              new TransportError({ reason: "timeout", message: `No answer within ${Duration.format(config.timeout)}.` })
-          })
-        )
+        })
+
+      const timeoutError = () =>
+        new TransportError({ reason: "timeout", message: `No answer within ${Duration.format(config.timeout)}.` })
 
       return { send }
     })
