@@ -11,10 +11,7 @@
  *   with its attempt record (the durable work D38 asks of the engine): one transaction per delivery, or one per
  *   `batch` deliveries.
  */
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { DispatcherLive } from "@support-engine/webhooks/Dispatcher"
 import Database from "better-sqlite3"
-import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { createHmac } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -92,6 +89,10 @@ const sampler = (file: string, sampleMs: number, start: number) => {
 }
 
 const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
+  // Loaded here, so that the raw loop's process starts without the engine's module graph.
+  const { engineLayer } = await import("@support-engine/storage/SupportEngine")
+  const { DispatcherLive } = await import("@support-engine/webhooks/Dispatcher")
+  const { Effect, Exit, Layer, ManagedRuntime, Scope } = await import("effect")
   const runtime = ManagedRuntime.make(engineLayer({ databaseUrl: `file:${request.file}` }))
   await runtime.runPromise(Effect.void)
   const probe = openDatabase(request.file, true)

@@ -37,7 +37,7 @@ const settings = quick
     scaleSizes: [10_000, 100_000],
     scaleSamples: 150,
     startupSamples: 1,
-    webhooks: { deliveries: 3_000, rounds: 1, memoryDeliveries: 3_000, concurrency: 16, sampleMs: 100 }
+    webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 }
   }
   : {
     customers: 100_000,

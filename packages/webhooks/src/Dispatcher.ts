@@ -105,7 +105,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         if (claimed.length < reserved) {
           yield* slotFreed.offer(undefined)
         }
-      }).pipe(Effect.withSpan("Dispatcher.record", { attributes: { attempts: completions.length } }))
+      }).pipe(
+        Effect.withSpan("Dispatcher.record", { attributes: { attempts: completions.length }, captureStackTrace: false })
+      )
 
     /**
      * Waits for a finished attempt, lets the answers that have already arrived finish too (`afterPendingIO`), then
