@@ -28,8 +28,10 @@ export const bootstrap = Effect.gen(function*() {
   const tokens = yield* Tokens
   const tx = yield* Transactor
   return yield* tx.withTransaction(Effect.gen(function*() {
-    if ((yield* workspaces.list).length > 0) return Option.none()
-    const workspace = yield* workspaces.create(new CreateWorkspace({ name: DEFAULT_WORKSPACE_NAME }))
+    // Several servers may start together on one empty database (docs/scaling.md): one of them creates it.
+    const created = yield* workspaces.createFirst(new CreateWorkspace({ name: DEFAULT_WORKSPACE_NAME }))
+    if (Option.isNone(created)) return Option.none()
+    const workspace = created.value
     const issued = yield* tokens.create(
       new CreateApiToken({
         workspace_id: workspace.id,

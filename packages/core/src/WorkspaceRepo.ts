@@ -9,6 +9,11 @@ export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRe
   readonly insert: (workspace: Workspace) => Effect.Effect<void, PersistenceError>
   readonly findById: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>, PersistenceError>
   readonly list: Effect.Effect<ReadonlyArray<Workspace>, PersistenceError>
+  /**
+   * Inside a transaction: holds off other transactions that take the same lock until this one ends, so that a
+   * check for "no workspace yet" and the create that follows cannot interleave with another process's.
+   */
+  readonly lockCreates: Effect.Effect<void, PersistenceError>
   readonly setEmailAgent: (
     id: WorkspaceId,
     agentId: AgentId | null,

@@ -47,7 +47,18 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
       return yield* get(id)
     })
 
-    return { create, get, list: repo.list, setEmailAgent } as const
+    /**
+     * Creates the workspace only when the database has none yet (`serve`'s bootstrap, D42), atomically across
+     * processes: servers started together on one empty database create one workspace between them. Run it inside
+     * a transaction (the lock lasts until the transaction ends); `None` when a workspace already exists.
+     */
+    const createFirst = Effect.fn("Workspaces.createFirst")(function*(input: CreateWorkspace) {
+      yield* repo.lockCreates
+      if ((yield* repo.list).length > 0) return Option.none<Workspace>()
+      return Option.some(yield* create(input))
+    })
+
+    return { create, createFirst, get, list: repo.list, setEmailAgent } as const
   })
 }) {}
 

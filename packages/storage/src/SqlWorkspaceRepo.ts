@@ -39,6 +39,12 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
           .pipe(Effect.asVoid, mapSqlError),
       findById: (id) => findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row, true))), mapSqlError),
       list: list(undefined).pipe(Effect.map((rows) => rows.map((row) => new Workspace(row, true))), mapSqlError),
+      // PostgreSQL: a table lock that conflicts with itself (and with inserts), held to the end of the transaction.
+      // SQLite: transactions begin IMMEDIATE (SqliteClient.ts), so one already excludes every other writer.
+      lockCreates: sql.onDialectOrElse({
+        pg: () => sql`LOCK TABLE workspaces IN SHARE ROW EXCLUSIVE MODE`.pipe(Effect.asVoid, mapSqlError),
+        orElse: () => Effect.void
+      }),
       setEmailAgent: (id, agentId, at) =>
         sql`UPDATE workspaces SET email_agent_id = ${agentId}, updated_at = ${ts(at)} WHERE id = ${id}`.pipe(
           Effect.asVoid,
