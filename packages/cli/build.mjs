@@ -21,6 +21,9 @@ await build({
   // better-sqlite3 loads a native addon; pg-native is an optional peer of pg that we do not use.
   external: ["better-sqlite3", "pg-native"],
   // Bundled CommonJS dependencies call `require`, which an ES module does not have.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js:
+      "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+  },
   logLevel: "warning"
 })
