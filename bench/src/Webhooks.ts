@@ -60,8 +60,8 @@ export interface DrainSummary {
   readonly before: Memory
   readonly peak: Memory
   readonly after: Memory
-  /** Heap and RSS at each quarter of the drain, by deliveries done. */
-  readonly quarters: ReadonlyArray<Memory & { readonly pending: number }>
+  /** After a full collection at 25, 50 and 75% of the drain (the memory drain only): what stays reachable. */
+  readonly live: ReadonlyArray<Memory>
 }
 
 export interface WebhookResult {
@@ -208,11 +208,6 @@ const summarize = (report: DrainReport, received: number): DrainSummary => {
     heapUsed: Math.max(report.before.heapUsed, ...report.samples.map((s) => s.heapUsed)),
     rss: Math.max(report.before.rss, ...report.samples.map((s) => s.rss))
   }
-  const quarters = [0.25, 0.5, 0.75, 1].map((q) => {
-    const done = report.count * q
-    const sample = report.samples.find((s) => report.count - s.pending >= done) ?? report.samples.at(-1)
-    return { heapUsed: sample?.heapUsed ?? Number.NaN, rss: sample?.rss ?? Number.NaN, pending: sample?.pending ?? 0 }
-  })
   return {
     deliveries: report.count,
     delivered: report.delivered,
@@ -222,7 +217,7 @@ const summarize = (report: DrainReport, received: number): DrainSummary => {
     before: report.before,
     peak,
     after: report.after,
-    quarters
+    live: report.live.map(({ heapUsed, rss }) => ({ heapUsed, rss }))
   }
 }
 
@@ -236,12 +231,25 @@ export const webhookPhase = async (
   const loadBefore = loadavg()[0]!
   const receiver = await startReceiver()
   try {
-    const drain = async (mode: DrainMode, template: string, count: number): Promise<DrainSummary> => {
+    const drain = async (
+      mode: DrainMode,
+      template: string,
+      count: number,
+      collectAtQuarters: boolean
+    ): Promise<DrainSummary> => {
       const file = join(dir, `webhooks-${mode}-${count}.db`)
       copyFileSync(template, file)
       const receivedBefore = await receiver.count()
       const report = await runDrain(
-        { mode, file, count, concurrency: settings.concurrency, batch: RAW_BATCH, sampleMs: settings.sampleMs },
+        {
+          mode,
+          file,
+          count,
+          concurrency: settings.concurrency,
+          batch: RAW_BATCH,
+          sampleMs: settings.sampleMs,
+          collectAtQuarters
+        },
         settings.cpuProfileDir
       )
       const summary = summarize(report, (await receiver.count()) - receivedBefore)
@@ -265,7 +273,9 @@ export const webhookPhase = async (
       const order = modes.map((_, i) => modes[(i + round) % modes.length]!)
       const rates: Partial<Record<DrainMode, number>> = {}
       for (const mode of order) {
-        const summary = await drain(mode, template, settings.deliveries)
+        // Without a separate memory drain, the dispatcher's throughput drain also takes the memory readings.
+        const collect = mode === "engine" && round === 0 && settings.memoryDeliveries === settings.deliveries
+        const summary = await drain(mode, template, settings.deliveries, collect)
         ;(runs[mode] ??= []).push(summary)
         rates[mode] = summary.perSecond
       }
@@ -277,12 +287,12 @@ export const webhookPhase = async (
       throughput[mode] = sorted[Math.floor((sorted.length - 1) / 2)]!
     }
 
-    let memory = throughput.engine
+    let memory = runs.engine?.[0]
     if (modes.includes("engine") && settings.memoryDeliveries !== settings.deliveries) {
       progress(`webhooks: seed ${settings.memoryDeliveries.toLocaleString("en")} pending deliveries (memory)`)
       const large = join(dir, "webhooks-memory-template.db")
       await seedDeliveries(large, receiver.url, settings.memoryDeliveries)
-      memory = await drain("engine", large, settings.memoryDeliveries)
+      memory = await drain("engine", large, settings.memoryDeliveries, true)
       rmSync(large, { force: true })
     }
     rmSync(template, { force: true })
@@ -335,24 +345,29 @@ export const webhookReport = (result: WebhookResult): string => {
       rows
     )
   ]
+  const perRound = (base: DrainMode) =>
+    result.rounds.flatMap((r) =>
+      r.engine !== undefined && r[base] !== undefined ? [(r.engine / r[base]).toFixed(2)] : []
+    ).join(", ")
+  if (result.rounds.length > 1 && t.engine !== undefined) {
+    lines.push(
+      `engine per round: ${perRound("raw-single")} of raw one by one; ${perRound("raw-batch")} of raw batches`
+    )
+  }
   const m = result.memory
   if (m !== undefined) {
+    const at = (m: Memory | undefined, key: keyof Memory) => m === undefined ? "-" : mb(m[key])
+    const row = (key: keyof Memory) => [
+      key === "heapUsed" ? "heap" : "RSS",
+      mb(m.before[key]),
+      ...[0, 1, 2].map((i) => at(m.live[i], key)),
+      mb(m.after[key]),
+      mb(m.peak[key])
+    ]
     lines.push(
-      `\nDispatcher memory draining ${m.deliveries.toLocaleString("en")} (MB; at 25/50/75/100% of the drain; ` +
-        `${m.perSecond.toFixed(0)} deliveries/s)`,
-      textTable(
-        ["", "before", "25%", "50%", "75%", "100%", "peak", "after (GC)"],
-        [
-          [
-            "heap",
-            mb(m.before.heapUsed),
-            ...m.quarters.map((q) => mb(q.heapUsed)),
-            mb(m.peak.heapUsed),
-            mb(m.after.heapUsed)
-          ],
-          ["RSS", mb(m.before.rss), ...m.quarters.map((q) => mb(q.rss)), mb(m.peak.rss), mb(m.after.rss)]
-        ]
-      )
+      `\nDispatcher memory draining ${m.deliveries.toLocaleString("en")} (MB, after a full collection, except the ` +
+        `highest sample; ${m.perSecond.toFixed(0)} deliveries/s)`,
+      textTable(["", "before", "at 25%", "at 50%", "at 75%", "after", "highest sampled"], [row("heapUsed"), row("rss")])
     )
   }
   return lines.join("\n")

@@ -27,6 +27,8 @@ export interface DrainRequest {
   /** Deliveries per transaction in `raw-batch`. */
   readonly batch: number
   readonly sampleMs: number
+  /** Run a full collection at 25, 50 and 75% of the drain and report what is live then (the memory drain). */
+  readonly collectAtQuarters: boolean
 }
 
 export interface MemorySample {
@@ -47,6 +49,8 @@ export interface DrainReport {
   /** after a full collection, before the drain started */
   readonly before: { readonly heapUsed: number; readonly rss: number }
   readonly samples: ReadonlyArray<MemorySample>
+  /** after a full collection at 25, 50 and 75% of the drain, when asked for */
+  readonly live: ReadonlyArray<MemorySample>
   /** after a full collection, once every delivery was done */
   readonly after: { readonly heapUsed: number; readonly rss: number }
 }
@@ -67,19 +71,30 @@ const openDatabase = (file: string, readonly = false) => {
   return db
 }
 
-/** Samples memory and the pending count every `sampleMs` until stopped. */
-const sampler = (file: string, sampleMs: number, start: number) => {
-  const probe = openDatabase(file, true)
+/**
+ * Samples memory and the pending count every `sampleMs` until stopped. With `collectAtQuarters`, the first sample
+ * past each quarter of the drain runs a full collection first and is kept in `live`: what is still reachable then,
+ * so a backlog that leaked would show as growth from quarter to quarter.
+ */
+const sampler = (request: DrainRequest, start: number) => {
+  const probe = openDatabase(request.file, true)
   const count = probe.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")
   const samples: Array<MemorySample> = []
+  const live: Array<MemorySample> = []
   const take = () => {
-    const m = process.memoryUsage()
     const { n } = count.get() as { n: number }
-    samples.push({ t: performance.now() - start, heapUsed: m.heapUsed, rss: m.rss, pending: n })
+    const quarter = Math.floor((4 * (request.count - n)) / request.count)
+    const collect = request.collectAtQuarters && quarter > live.length && live.length < 3
+    if (collect) globalThis.gc?.()
+    const m = process.memoryUsage()
+    const sample = { t: performance.now() - start, heapUsed: m.heapUsed, rss: m.rss, pending: n }
+    samples.push(sample)
+    if (collect) live.push(sample)
   }
-  const timer = setInterval(take, sampleMs)
+  const timer = setInterval(take, request.sampleMs)
   return {
     samples,
+    live,
     stop: () => {
       clearInterval(timer)
       take()
@@ -102,7 +117,7 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const before = collect()
   const scope = Effect.runSync(Scope.make())
   const start = performance.now()
-  const sampling = sampler(request.file, request.sampleMs, start)
+  const sampling = sampler(request, start)
   await runtime.runPromise(Layer.buildWithScope(DispatcherLive, scope))
   while ((anyPending.get() as { p: number }).p === 1) await sleep(10)
   const elapsedMs = performance.now() - start
@@ -122,6 +137,7 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
     perSecond: delivered / (elapsedMs / 1000),
     before,
     samples: sampling.samples,
+    live: sampling.live,
     after
   }
 }
@@ -259,7 +275,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
 
   const before = collect()
   const start = performance.now()
-  const sampling = sampler(request.file, request.sampleMs, start)
+  const sampling = sampler(request, start)
   const worker = async () => {
     for (let row = next(); row !== undefined; row = next()) await send(row)
   }
@@ -278,6 +294,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
     perSecond: delivered / (elapsedMs / 1000),
     before,
     samples: sampling.samples,
+    live: sampling.live,
     after
   }
 }

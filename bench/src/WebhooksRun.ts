@@ -1,6 +1,7 @@
 /**
- * The webhook phase alone, for working on the dispatcher: `node --import tsx bench/src/WebhooksRun.ts
- * [--quick] [--deliveries=N] [--rounds=N] [--memory=N] [--concurrency=N] [--modes=engine,raw-batch] [--profile=<dir>]` (`--profile` writes the dispatcher drain's
+ * The webhook phase alone, for working on the dispatcher: `node --import tsx bench/src/WebhooksRun.ts [--quick]
+ * [--deliveries=N] [--rounds=N] [--memory=N] [--concurrency=N] [--sample-ms=N] [--modes=engine,raw-batch]
+ * [--profile=<dir>]` (`--profile` writes each drain's
  * `--cpu-prof` profile there). `pnpm bench` runs the same phase among the others.
  */
 import { mkdtempSync, rmSync } from "node:fs"
@@ -24,7 +25,7 @@ try {
     rounds: Number(option("rounds") ?? 1),
     memoryDeliveries: Number(option("memory") ?? deliveries),
     concurrency: Number(option("concurrency") ?? 16),
-    sampleMs: 100,
+    sampleMs: Number(option("sample-ms") ?? 250),
     cpuProfileDir: option("profile"),
     modes: option("modes")?.split(",") as Array<DrainMode> | undefined
   }, progress)

@@ -47,7 +47,7 @@ const settings = quick
     scaleSizes: [10_000, 1_000_000],
     scaleSamples: 500,
     startupSamples: 3,
-    webhooks: { deliveries: 50_000, rounds: 2, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 }
+    webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 }
   }
 
 const started = performance.now()
