@@ -39,7 +39,7 @@ export interface WebhookSettings {
   /** Attempts in flight, for the dispatcher (`SUPPORT_WEBHOOK_CONCURRENCY`) and the raw loop alike. */
   readonly concurrency: number
   readonly sampleMs: number
-  /** A directory to write the dispatcher drain's `--cpu-prof` profile to. */
+  /** A directory to write each drain's `--cpu-prof` profile to. */
   readonly cpuProfileDir?: string | undefined
   /** The drains to run (all when absent), for working on one of them. */
   readonly modes?: ReadonlyArray<DrainMode> | undefined

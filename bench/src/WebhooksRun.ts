@@ -1,8 +1,8 @@
 /**
  * The webhook phase alone, for working on the dispatcher: `node --import tsx bench/src/WebhooksRun.ts [--quick]
  * [--deliveries=N] [--rounds=N] [--memory=N] [--concurrency=N] [--sample-ms=N] [--modes=engine,raw-batch]
- * [--profile=<dir>]` (`--profile` writes each drain's
- * `--cpu-prof` profile there). `pnpm bench` runs the same phase among the others.
+ * [--profile=<dir>]`. `--profile` writes each drain's `--cpu-prof` profile to that directory. `pnpm bench` runs the
+ * same phase among the others.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
