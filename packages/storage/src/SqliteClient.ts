@@ -107,9 +107,11 @@ export const make = (
         }),
       executeRaw: (sql, params) => onWriter(() => run(prepareWriter(sql), params, true)),
       executeValues: (sql, params) => onWriter(() => values(prepareWriter(sql), params)),
+      // BEGIN, COMMIT, ROLLBACK and savepoints come this way, on every transaction: a handful of distinct texts,
+      // so they are kept prepared like the rest.
       executeUnprepared: (sql, params, transform: Transform) =>
         onWriter(() => {
-          const rows = run(writer.prepare(sql), params ?? [], false) as Rows
+          const rows = run(prepareWriter(sql), params ?? [], false) as Rows
           return transform ? transform(rows) : rows
         }),
       executeStream: noStream
