@@ -92,12 +92,18 @@ export interface Server {
   readonly baseUrl: string
   readonly stdout: Effect.Effect<string>
   readonly stderr: Effect.Effect<string>
+  readonly pid: number
+  readonly isRunning: Effect.Effect<boolean, unknown>
+  /** Waits for the process to exit, however it ends (a process killed by a signal has no exit code). */
+  readonly exited: Effect.Effect<void, unknown>
   /** Sends SIGTERM (to the process group, like Ctrl+C in a terminal) and waits for the exit code. */
   readonly stop: Effect.Effect<number, unknown>
 }
 
+/** Starts `serve`; `name` tells several servers apart in failure messages. */
 export const serve = (
-  env: Record<string, string>
+  env: Record<string, string>,
+  name = "serve"
 ): Effect.Effect<Server, unknown, CommandExecutor.CommandExecutor | Scope.Scope> =>
   Effect.gen(function*() {
     // Port 0: the system picks a free port, and the banner says which.
@@ -112,7 +118,7 @@ export const serve = (
     )
     yield* eventually(
       Effect.map(Ref.get(stdout), (out) => out.includes("Press Ctrl+C to stop.")),
-      () => Effect.map(Effect.all([Ref.get(stdout), Ref.get(stderr)]), ([o, e]) => `serve did not start:\n${o}\n${e}`)
+      () => Effect.map(Effect.all([Ref.get(stdout), Ref.get(stderr)]), ([o, e]) => `${name} did not start:\n${o}\n${e}`)
     )
     const banner = yield* Ref.get(stdout)
     const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(banner)?.[1])
@@ -122,6 +128,9 @@ export const serve = (
       baseUrl: `http://127.0.0.1:${port}`,
       stdout: Ref.get(stdout),
       stderr: Ref.get(stderr),
+      pid: proc.pid,
+      isRunning: proc.isRunning,
+      exited: Effect.asVoid(Effect.exit(proc.exitCode)),
       stop: Effect.zipRight(proc.kill("SIGTERM"), proc.exitCode)
     } satisfies Server
   })

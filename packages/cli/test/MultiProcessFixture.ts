@@ -2,7 +2,7 @@
  * Parts of the multi-process test (D43): a throwaway PostgreSQL database, `support-engine serve` child processes that
  * the test can SIGKILL, and a webhook receiver that counts deliveries by id and tells which process sent each one.
  */
-import { Command, type CommandExecutor } from "@effect/platform"
+import type { CommandExecutor } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { CreateApiToken } from "@support-engine/core/ApiToken"
@@ -10,16 +10,11 @@ import { EngineLive } from "@support-engine/core/Engine"
 import { CreateWorkspace } from "@support-engine/core/Workspace"
 import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
 import { StorageLive } from "@support-engine/storage/Storage"
-import { type Context, type Duration, Effect, Layer, Redacted, Ref, Schedule, type Scope, Stream } from "effect"
+import { type Context, type Duration, Effect, Layer, Redacted, Schedule, type Scope } from "effect"
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { fileURLToPath } from "node:url"
-import { eventually } from "./Harness.js"
-
-const root = fileURLToPath(new URL("../../../", import.meta.url))
-// The bundle `pnpm start` runs, built by the CLI tests' global setup (BuildExecutable.ts).
-const bin = `${root}packages/cli/dist/support-engine.mjs`
+import { serve, type Server } from "./Harness.js"
 
 /** The server named by SUPPORT_TEST_PG_URL; without it the test is skipped and says so. */
 export const adminUrl: string | undefined = process.env["SUPPORT_TEST_PG_URL"]
@@ -69,56 +64,17 @@ export const provision = (url: string, count: number) =>
       }))
   }).pipe(Effect.provide(EngineLive.pipe(Layer.provideMerge(StorageLive(url)))))
 
-/** A running `support-engine serve`; SIGTERM to its process group when the scope closes, if it still runs. */
-export interface ServerProcess {
+/** A running `support-engine serve` (Harness.ts), named; SIGTERM to its process group when the scope closes. */
+export interface ServerProcess extends Server {
   readonly name: string
-  readonly pid: number
-  readonly baseUrl: string
-  readonly stdout: Effect.Effect<string>
-  readonly stderr: Effect.Effect<string>
-  readonly isRunning: Effect.Effect<boolean, unknown>
-  /** Waits for the process to exit. */
-  readonly exited: Effect.Effect<void, unknown>
 }
 
-/** Starts `support-engine serve` as `pnpm start` does, on a system-chosen port. */
+/** Starts `support-engine serve` as `pnpm start` does, on a system-chosen port, on 127.0.0.1. */
 export const startServer = (
   name: string,
   env: Record<string, string>
 ): Effect.Effect<ServerProcess, unknown, CommandExecutor.CommandExecutor | Scope.Scope> =>
-  Effect.gen(function*() {
-    const proc = yield* Command.start(
-      Command.make(process.execPath, bin, "serve").pipe(
-        Command.env({ ...env, SUPPORT_HOST: "127.0.0.1", SUPPORT_PORT: "0" }),
-        Command.workingDirectory(root)
-      )
-    )
-    const stdout = yield* Ref.make("")
-    const stderr = yield* Ref.make("")
-    yield* Effect.forkScoped(
-      Stream.runForEach(proc.stdout.pipe(Stream.decodeText()), (s) => Ref.update(stdout, (o) => o + s))
-    )
-    yield* Effect.forkScoped(
-      Stream.runForEach(proc.stderr.pipe(Stream.decodeText()), (s) => Ref.update(stderr, (o) => o + s))
-    )
-    yield* eventually(
-      Effect.map(Ref.get(stdout), (out) => out.includes("Press Ctrl+C to stop.")),
-      () => Effect.map(Effect.all([Ref.get(stdout), Ref.get(stderr)]), ([o, e]) => `${name} did not start:\n${o}\n${e}`)
-    )
-    const banner = yield* Ref.get(stdout)
-    const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(banner)?.[1])
-    if (!Number.isInteger(port) || port <= 0) return yield* Effect.fail(new Error(`no port in:\n${banner}`))
-    return {
-      name,
-      pid: proc.pid,
-      baseUrl: `http://127.0.0.1:${port}`,
-      stdout: Ref.get(stdout),
-      stderr: Ref.get(stderr),
-      isRunning: proc.isRunning,
-      // A process killed by a signal has no exit code: the platform fails `exitCode` with the signal.
-      exited: Effect.asVoid(Effect.exit(proc.exitCode))
-    } satisfies ServerProcess
-  })
+  Effect.map(serve({ ...env, SUPPORT_HOST: "127.0.0.1" }, name), (server) => ({ ...server, name }))
 
 /** One request the receiver got. */
 export interface Hit {

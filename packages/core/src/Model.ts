@@ -15,11 +15,8 @@ type Disable = boolean | { readonly disableValidation?: boolean } | undefined
 const disabled = (options: Disable): boolean =>
   typeof options === "boolean" ? options : options?.disableValidation === true
 
-export const Class = <Self>(identifier: string) =>
-<Fields extends Schema.Struct.Fields>(
-  fields: Fields,
-  annotations?: Schema.Annotations.Schema<Self>
-): Schema.Class<
+/** What `Schema.Class<Self>(identifier)(fields)` returns. */
+type ModelClass<Self, Fields extends Schema.Struct.Fields> = Schema.Class<
   Self,
   Fields,
   Schema.Struct.Encoded<Fields>,
@@ -27,7 +24,13 @@ export const Class = <Self>(identifier: string) =>
   Schema.Struct.Constructor<Fields>,
   object,
   object
-> => {
+>
+
+export const Class = <Self>(identifier: string) =>
+<Fields extends Schema.Struct.Fields>(
+  fields: Fields,
+  annotations?: Schema.Annotations.Schema<Self>
+): ModelClass<Self, Fields> => {
   const Base = Schema.Class<Self>(identifier)(fields, annotations) as unknown as new(
     props: unknown,
     options?: Disable
@@ -44,13 +47,5 @@ export const Class = <Self>(identifier: string) =>
       }
     }
   }
-  return Model as unknown as Schema.Class<
-    Self,
-    Fields,
-    Schema.Struct.Encoded<Fields>,
-    Schema.Struct.Context<Fields>,
-    Schema.Struct.Constructor<Fields>,
-    object,
-    object
-  >
+  return Model as unknown as ModelClass<Self, Fields>
 }
