@@ -2,17 +2,18 @@
  * Per-workspace counters (D18): the `total` of an unfiltered list comes from here, kept in the same
  * transaction as the inserts and deletes it counts, never from a `COUNT(*)` over the table.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import type { WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Option, Schema } from "effect"
 import { DbInt } from "./Columns.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 export class Counters extends Effect.Service<Counters>()("@support-engine/storage/Counters", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findValue = SqlSchema.findOne({
+    const findValue = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: Schema.String, name: Schema.String }),
       Result: Schema.Struct({ value: DbInt }),
       execute: (r) =>

@@ -1,11 +1,12 @@
 /** Agents on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Agent, EscalationRule, ProhibitedPhrase } from "@support-engine/core/Agent"
 import { AgentRepo, SlugTaken } from "@support-engine/core/AgentRepo"
 import { AgentId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError, orUnique } from "./SqlErrors.js"
 
 const AgentRow = Schema.Struct({
@@ -41,13 +42,13 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
     const p = params(sql)
     const columns = sql.literal(COLUMNS)
 
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: AgentId }),
       Result: AgentRow,
       execute: (r) => sql`SELECT ${columns} FROM agents WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         is_active: Schema.optional(Schema.Boolean),
@@ -61,7 +62,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
 
-    const countActive = SqlSchema.single({
+    const countActive = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, is_active: Schema.Boolean }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>

@@ -1,5 +1,5 @@
 /** Knowledge-base articles, translations and revisions on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Article, ArticleSource, ArticleStatus, Revision, Translation } from "@support-engine/core/Article"
 import { ArticleRepo, TranslationConflict } from "@support-engine/core/ArticleRepo"
 import type { PersistenceError } from "@support-engine/core/Errors"
@@ -7,6 +7,7 @@ import { ArticleCategoryId, ArticleId, RevisionId, WorkspaceId } from "@support-
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError, orUnique, type UniqueViolation } from "./SqlErrors.js"
 
 const ArticleRow = Schema.Struct({
@@ -54,7 +55,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     const p = params(sql)
     const revisionColumns = sql.literal(REVISION_COLUMNS)
 
-    const translationsOf = SqlSchema.findAll({
+    const translationsOf = RowSchema.findAll({
       Request: Schema.Array(ArticleId),
       Result: TranslationRow,
       execute: (ids) =>
@@ -77,13 +78,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     const ARTICLE_COLUMNS = sql.literal(
       "id, category_id, position, status, published_at, source, created_at, updated_at"
     )
-    const findById = SqlSchema.findAll({
+    const findById = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: ArticleId }),
       Result: ArticleRow,
       execute: (r) =>
         sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         status: Schema.optional(Schema.String),
@@ -96,19 +97,19 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
             ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
-    const countStatus = SqlSchema.single({
+    const countStatus = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
         sql`SELECT COUNT(*) AS total FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND status = ${r.status}`
     })
-    const findRevision = SqlSchema.findOne({
+    const findRevision = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: RevisionId }),
       Result: RevisionRow,
       execute: (r) =>
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const revisionPage = SqlSchema.findAll({
+    const revisionPage = RowSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         article_id: ArticleId,
@@ -120,7 +121,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
             AND article_id = ${r.article_id} ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
-    const revisionCount = SqlSchema.single({
+    const revisionCount = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, article_id: ArticleId }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>

@@ -1,11 +1,12 @@
 /** Companies on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Company } from "@support-engine/core/Company"
 import { CompanyRepo } from "@support-engine/core/CompanyRepo"
 import { CompanyId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTimestamp, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 const CompanyRow = Schema.Struct({
@@ -29,13 +30,13 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
 
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CompanyId }),
       Result: CompanyRow,
       execute: (r) => sql`SELECT * FROM companies WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, limit: Schema.Int, offset: Schema.Int }),
       Result: CompanyRow,
       execute: (r) =>

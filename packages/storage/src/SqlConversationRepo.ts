@@ -1,5 +1,5 @@
 /** Conversations and messages on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import {
   AssigneeType,
   Conversation,
@@ -13,6 +13,7 @@ import { Message, SenderType } from "@support-engine/core/Message"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 const ConversationRow = Schema.Struct({
@@ -88,33 +89,33 @@ export const SqlConversationRepoLive: Layer.Layer<
   const equals = (filters: Record<string, string | undefined>) =>
     Object.entries(filters).flatMap(([column, value]) => value === undefined ? [] : [sql`${sql(column)} = ${value}`])
 
-  const findConversation = SqlSchema.findOne({
+  const findConversation = RowSchema.findOne({
     Request: Schema.Struct({ workspace_id: WorkspaceId, id: ConversationId }),
     Result: ConversationRow,
     execute: (r) => sql`SELECT * FROM conversations WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
   })
-  const conversationPage = SqlSchema.findAll({
+  const conversationPage = RowSchema.findAll({
     Request: Schema.Struct({ ...ConversationFilter.fields, limit: Schema.Int, offset: Schema.Int }),
     Result: ConversationRow,
     execute: ({ limit, offset, workspace_id, ...filters }) =>
       sql`SELECT * FROM conversations WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
   })
-  const conversationCount = SqlSchema.single({
+  const conversationCount = RowSchema.single({
     Request: ConversationFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>
       sql`SELECT COUNT(*) AS total FROM conversations
           WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
   })
-  const messagePage = SqlSchema.findAll({
+  const messagePage = RowSchema.findAll({
     Request: Schema.Struct({ ...MessageFilter.fields, limit: Schema.Int, offset: Schema.Int }),
     Result: MessageRow,
     execute: ({ limit, offset, workspace_id, ...filters }) =>
       sql`SELECT * FROM messages WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ORDER BY sent_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
   })
-  const messageCount = SqlSchema.single({
+  const messageCount = RowSchema.single({
     Request: MessageFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>

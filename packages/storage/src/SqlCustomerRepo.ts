@@ -1,5 +1,5 @@
 /** Customers on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Customer, normalizeEmail } from "@support-engine/core/Customer"
 import { CustomerRepo } from "@support-engine/core/CustomerRepo"
 import { ValidationError } from "@support-engine/core/Errors"
@@ -7,6 +7,7 @@ import { CompanyId, CustomerId, WorkspaceId } from "@support-engine/core/Ids"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError, orConstraint } from "./SqlErrors.js"
 
 const CustomerRow = Schema.Struct({
@@ -40,13 +41,13 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
     const counters = yield* Counters
     const columns = sql.literal(COLUMNS)
 
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CustomerId }),
       Result: CustomerRow,
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const findByEmail = SqlSchema.findOne({
+    const findByEmail = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, email: Schema.String }),
       Result: CustomerRow,
       execute: (r) =>
@@ -65,7 +66,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
         ...(r.company_id === undefined ? [] : [sql`company_id = ${r.company_id}`])
       ])
 
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
       Result: CustomerRow,
       execute: (r) =>
@@ -73,7 +74,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
 
-    const count = SqlSchema.single({
+    const count = RowSchema.single({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`

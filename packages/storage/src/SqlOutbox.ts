@@ -1,5 +1,5 @@
 /** The `Outbox` port on `@effect/sql`: events are rows appended in the caller's transaction. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Event, EventData, EventType } from "@support-engine/core/Event"
 import { EventId, WorkspaceId } from "@support-engine/core/Ids"
 import { Outbox } from "@support-engine/core/Outbox"
@@ -7,6 +7,7 @@ import { Actor } from "@support-engine/core/Principal"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 import { WebhookFanOut } from "./SqlWebhookRepo.js"
 
@@ -38,13 +39,13 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     const fanOut = yield* WebhookFanOut
     const p = params(sql)
 
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
       Result: EventRow,
       execute: (r) => sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         event: Schema.optional(Schema.String),
@@ -58,14 +59,14 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             ORDER BY occurred_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
 
-    const countByType = SqlSchema.single({
+    const countByType = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
         sql`SELECT COUNT(*) AS total FROM events WHERE workspace_id = ${r.workspace_id} AND event = ${r.event}`
     })
 
-    const after = SqlSchema.findAll({
+    const after = RowSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         after: EventId,

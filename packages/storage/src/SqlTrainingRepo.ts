@@ -1,5 +1,5 @@
 /** Training data, folders and discovered pages on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { AgentId, TrainingDataId, TrainingFolderId, UrlPageId, WorkspaceId } from "@support-engine/core/Ids"
 import {
   TrainingDataItem,
@@ -13,6 +13,7 @@ import { TrainingRepo } from "@support-engine/core/TrainingRepo"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 const ItemRow = Schema.Struct({
@@ -60,7 +61,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
     const p = params(sql)
     const columns = sql.literal(COLUMNS)
 
-    const agentLinks = SqlSchema.findAll({
+    const agentLinks = RowSchema.findAll({
       Request: Schema.Array(TrainingDataId),
       Result: AgentLink,
       execute: (ids) =>
@@ -82,7 +83,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             })
           ))
 
-    const findById = SqlSchema.findAll({
+    const findById = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingDataId }),
       Result: ItemRow,
       execute: (r) => sql`SELECT ${columns} FROM training_data WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -99,34 +100,34 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         ...(r.type === undefined ? [] : [sql`type = ${r.type}`]),
         ...(r.status === undefined ? [] : [sql`status = ${r.status}`])
       ])
-    const page = SqlSchema.findAll({
+    const page = RowSchema.findAll({
       Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
       Result: ItemRow,
       execute: (r) =>
         sql`SELECT ${columns} FROM training_data WHERE ${where(r)}
             ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
     })
-    const count = SqlSchema.single({
+    const count = RowSchema.single({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM training_data WHERE ${where(r)}`
     })
 
-    const findFolder = SqlSchema.findOne({
+    const findFolder = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingFolderId }),
       Result: FolderRow,
       execute: (r) =>
         sql`SELECT id, name, created_at, updated_at FROM training_folders
             WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const listFolders = SqlSchema.findAll({
+    const listFolders = RowSchema.findAll({
       Request: WorkspaceId,
       Result: FolderRow,
       execute: (workspaceId) =>
         sql`SELECT id, name, created_at, updated_at FROM training_folders WHERE workspace_id = ${workspaceId}
             ORDER BY created_at, id`
     })
-    const pages = SqlSchema.findAll({
+    const pages = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingDataId }),
       Result: PageRow,
       execute: (r) =>
@@ -134,7 +135,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             WHERE workspace_id = ${r.workspace_id} AND training_data_id = ${r.id} ORDER BY created_at, id`
     })
 
-    const claim = SqlSchema.findAll({
+    const claim = RowSchema.findAll({
       Request: Schema.Struct({ now: Schema.String, lease: Schema.String }),
       Result: ItemRow,
       execute: (r) => {

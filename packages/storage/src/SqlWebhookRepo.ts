@@ -2,7 +2,7 @@
  * Webhooks on `@effect/sql`: subscriptions and their delivery log (`WebhookRepo`), the fan-out the outbox runs in
  * each event's transaction (`WebhookFanOut`, D37), and the dispatcher's leased queue (`DeliveryQueue`, D38, D43).
  */
-import { SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import type { PersistenceError } from "@support-engine/core/Errors"
 import { Event, EventData, EventType } from "@support-engine/core/Event"
 import { IdGenerator } from "@support-engine/core/IdGenerator"
@@ -28,6 +28,7 @@ import {
 import { type Cause, type DateTime, Deferred, Effect, Layer, Option, type ParseResult, Redacted, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull, types } from "./Columns.js"
 import { Counters } from "./Counters.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError, toPersistenceError } from "./SqlErrors.js"
 import { afterCommit } from "./SqlTransactor.js"
 
@@ -163,7 +164,7 @@ export class WebhookFanOut extends Effect.Service<WebhookFanOut>()("@support-eng
     const signal = yield* DeliverySignal
     const p = params(sql)
 
-    const subscribers = SqlSchema.findAll({
+    const subscribers = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
       Result: Schema.Struct({ webhook_id: WebhookId }),
       execute: (r) =>
@@ -211,13 +212,13 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
       const columns = sql.literal(WEBHOOK_COLUMNS)
       const timestamp = sql.literal(types(sql).ts)
 
-      const findById = SqlSchema.findOne({
+      const findById = RowSchema.findOne({
         Request: Schema.Struct({ workspace_id: WorkspaceId, id: WebhookId }),
         Result: WebhookRow,
         execute: (r) => sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
       })
 
-      const page = SqlSchema.findAll({
+      const page = RowSchema.findAll({
         Request: Schema.Struct({ workspace_id: WorkspaceId, limit: Schema.Int, offset: Schema.Int }),
         Result: WebhookRow,
         execute: (r) =>
@@ -234,7 +235,7 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
           })))
         }`
 
-      const deliveryPage = SqlSchema.findAll({
+      const deliveryPage = RowSchema.findAll({
         Request: Schema.Struct({
           workspace_id: WorkspaceId,
           webhook_id: WebhookId,
@@ -249,7 +250,7 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
               ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
       })
 
-      const findDelivery = SqlSchema.findOne({
+      const findDelivery = RowSchema.findOne({
         Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, id: DeliveryId }),
         Result: DeliveryRow,
         execute: (r) =>
@@ -257,7 +258,7 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
               WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND id = ${r.id}`
       })
 
-      const countByStatus = SqlSchema.single({
+      const countByStatus = RowSchema.single({
         Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, status: Schema.String }),
         Result: Schema.Struct({ total: DbInt }),
         execute: (r) =>
@@ -265,7 +266,7 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
               WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND status = ${r.status}`
       })
 
-      const latestAttempts = SqlSchema.findAll({
+      const latestAttempts = RowSchema.findAll({
         Request: Schema.Array(DeliveryId),
         Result: AttemptRow,
         execute: (ids) =>
@@ -398,7 +399,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
       const integer = sql.literal(types(sql).int)
 
       /** One statement: the due rows are chosen and leased together (D38); PostgreSQL skips rows others lock (D43). */
-      const claim = SqlSchema.findAll({
+      const claim = RowSchema.findAll({
         Request: Schema.Struct({
           now: Schema.String,
           lease: Schema.String,
@@ -417,7 +418,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
         }
       })
 
-      const loadClaimed = SqlSchema.findAll({
+      const loadClaimed = RowSchema.findAll({
         Request: Schema.Struct({ ids: Schema.Array(DeliveryId), claimant: Schema.String }),
         Result: ClaimedRow,
         execute: (r) =>
@@ -432,7 +433,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
               ORDER BY d.next_attempt_at, d.id`
       })
 
-      const nextDue = SqlSchema.findOne({
+      const nextDue = RowSchema.findOne({
         Request: Schema.Void,
         Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
         execute: () =>
@@ -452,7 +453,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<DeliveryQueue, never, SqlClient.S
             WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
         })
 
-      const failureCount = SqlSchema.single({
+      const failureCount = RowSchema.single({
         Request: WebhookId,
         Result: Schema.Struct({ consecutive_failures: DbInt }),
         execute: (id) =>

@@ -1,5 +1,5 @@
 /** Workspaces, users and API tokens on `@effect/sql`. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { ApiToken } from "@support-engine/core/ApiToken"
 import { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "@support-engine/core/Ids"
 import { Ability } from "@support-engine/core/Principal"
@@ -7,6 +7,7 @@ import { User, Workspace } from "@support-engine/core/Workspace"
 import { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbJson, DbTimestamp, params, ts, tsOrNull } from "./Columns.js"
+import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 const WorkspaceRow = Schema.Struct({
@@ -22,12 +23,12 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
   WorkspaceRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: WorkspaceId,
       Result: WorkspaceRow,
       execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
     })
-    const list = SqlSchema.findAll({
+    const list = RowSchema.findAll({
       Request: Schema.Void,
       Result: WorkspaceRow,
       execute: () => sql`SELECT * FROM workspaces ORDER BY created_at, id`
@@ -67,7 +68,7 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
   UserRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: UserId }),
       Result: UserRow,
       execute: (r) => sql`SELECT * FROM users WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -104,7 +105,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
-    const findById = SqlSchema.findOne({
+    const findById = RowSchema.findOne({
       Request: ApiTokenId,
       Result: TokenRow,
       execute: (id) =>
