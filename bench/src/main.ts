@@ -5,8 +5,7 @@
  * (bench/results/<timestamp>.json) so two runs can be compared.
  * Benchmarks report; nothing here fails on a figure.
  */
-import { build } from "esbuild"
-import { type ChildProcess, execSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, execSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { cpus, freemem, tmpdir, totalmem } from "node:os"
@@ -95,23 +94,12 @@ const serverCommand = (kind: StartKind): Array<string> =>
     ? [join(root, "packages/cli/dist/support-engine.mjs"), "serve"]
     : [join(root, "bench/build/servers", `${kind}.mjs`)]
 
-const buildServers = async () => {
-  execSync(`${JSON.stringify(process.execPath)} packages/cli/build.mjs`, { cwd: root, stdio: "inherit" })
-  await build({
-    entryPoints: SERVERS.map((kind) => join(here, "servers", `${kind}.ts`)),
-    outdir: join(root, "bench/build/servers"),
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: ["better-sqlite3", "pg-native"],
-    banner: {
-      js:
-        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
-    },
-    logLevel: "warning"
-  })
+/** The servers and `pnpm start`'s executable, bundled the same way (packages/cli/build.mjs). */
+const buildServers = () => {
+  const build = (args: ReadonlyArray<string>) =>
+    execFileSync(process.execPath, ["packages/cli/build.mjs", ...args], { cwd: root, stdio: "inherit" })
+  build([])
+  build(["bench/build/servers", ...SERVERS.map((kind) => `bench/src/servers/${kind}.ts`)])
 }
 
 type StartKind = ServerKind | "serve"
@@ -395,7 +383,7 @@ const main = async () => {
   )
   try {
     progress("build: the servers and pnpm start's executable, bundled with esbuild")
-    await buildServers()
+    buildServers()
     progress(`seed: ${settings.customers.toLocaleString("en")} customers`)
     const seeded = await seed(join(dir, "main.db"), settings.customers)
 

@@ -27,6 +27,7 @@ import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
 import { asOptions, encoded, printJson } from "./Output.js"
+import { serve } from "./Serve.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print the result as one JSON object on stdout"))
 const workspaceOption = Options.text("workspace").pipe(Options.withDescription("The workspace id"))
@@ -218,12 +219,7 @@ const migrateCommand = Command.make("migrate", {}, () =>
     )
   })).pipe(Command.withDescription("Apply pending database migrations and exit"))
 
-// Loaded on demand: the HTTP API and the dispatcher are most of the code, and the other commands never need them.
-const serveCommand = Command.make(
-  "serve",
-  {},
-  () => Effect.flatMap(Effect.promise(() => import("./Serve.js")), (m) => m.serve)
-).pipe(
+const serveCommand = Command.make("serve", {}, () => serve).pipe(
   Command.withDescription(
     "Migrate, bootstrap an empty database, and run the HTTP API and the webhook dispatcher (D42)"
   )

@@ -43,6 +43,13 @@ describe("support-engine serve (D42)", () => {
         assert.match(stdout, /Data: +\/.+\/support\.db \(SQLite\)/)
 
         assert.deepStrictEqual(yield* fetchJson(`${server.baseUrl}/health`), { status: 200, body: { status: "ok" } })
+        // Both documents are built on first request, and the reference page's script comes from a chunk of the
+        // bundle loaded then (packages/cli/build.mjs): both must still answer from the built executable.
+        const spec = yield* fetchJson(`${server.baseUrl}/openapi.json`)
+        assert.strictEqual((spec.body as { openapi: string }).openapi, "3.1.0")
+        const docs = yield* Effect.promise(() => fetch(`${server.baseUrl}/docs`).then((r) => r.text()))
+        assert.include(docs, "Minified by jsDelivr")
+        assert.include(docs, "/v1/companies")
         const created = yield* fetchJson(`${server.baseUrl}/v1/companies`, {
           method: "POST",
           headers: { ...bearer(token), "content-type": "application/json" },
