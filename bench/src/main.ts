@@ -62,8 +62,9 @@ const median = (values: ReadonlyArray<number>): number => {
 // ---------------------------------------------------------------------------------------------------------------
 // Child servers
 
-type ServerKind = "engine" | "raw" | "fastify"
-const SERVERS: ReadonlyArray<ServerKind> = ["engine", "raw", "fastify"]
+type ServerKind = "engine" | "raw" | "fastify" | "floor"
+/** `floor` (servers/floor.ts) is HttpApi alone, the contract's schemas and fixed answers: the platform's share. */
+const SERVERS: ReadonlyArray<ServerKind> = ["engine", "raw", "fastify", "floor"]
 
 const freePort = () =>
   new Promise<number>((ok, fail) => {
@@ -175,7 +176,7 @@ const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
       }
     }
     const rounds = {} as Record<Operation, Record<ServerKind, Array<LoadResult>>>
-    for (const op of OPERATIONS) rounds[op] = { engine: [], raw: [], fastify: [] }
+    for (const op of OPERATIONS) rounds[op] = { engine: [], raw: [], fastify: [], floor: [] }
     for (let round = 0; round < settings.http.rounds; round++) {
       // Rotate which server goes first so drift (heat, WAL growth) does not favour one of them.
       const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length]!)
@@ -300,7 +301,8 @@ const report = (results: {
   if (results.http !== null) {
     const h = results.http
     parts.push(
-      `\nHTTP (${settings.http.connections} connections, median of ${settings.http.rounds} rounds; req/s and p50/p99 ms)`
+      `\nHTTP (${settings.http.connections} connections, median of ${settings.http.rounds} rounds; req/s and p50/p99 ms;` +
+        " floor = HttpApi alone with fixed answers)"
     )
     parts.push(table(
       [
@@ -308,8 +310,11 @@ const report = (results: {
         "engine",
         "raw",
         "fastify",
+        "floor",
         "engine/raw",
         "engine/fastify",
+        "floor/raw",
+        "engine/floor",
         "engine p50/p99",
         "raw p50/p99",
         "fastify p50/p99"
@@ -319,8 +324,11 @@ const report = (results: {
         fmt(h[op].engine.rps),
         fmt(h[op].raw.rps),
         fmt(h[op].fastify.rps),
+        fmt(h[op].floor.rps),
         ratio(h[op].engine.rps, h[op].raw.rps),
         ratio(h[op].engine.rps, h[op].fastify.rps),
+        ratio(h[op].floor.rps, h[op].raw.rps),
+        ratio(h[op].engine.rps, h[op].floor.rps),
         `${fmt(h[op].engine.p50, 2)}/${fmt(h[op].engine.p99, 2)}`,
         `${fmt(h[op].raw.p50, 2)}/${fmt(h[op].raw.p99, 2)}`,
         `${fmt(h[op].fastify.p50, 2)}/${fmt(h[op].fastify.p99, 2)}`
