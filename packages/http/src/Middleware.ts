@@ -191,6 +191,25 @@ class JsonBodyRequest implements HttpServerRequest.HttpServerRequest {
   }
 }
 
+/** Methods whose endpoints take a body; no GET, HEAD or DELETE endpoint reads one (Api.ts). */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+/**
+ * `app` seeing the request through `JsonBodyRequest`, read at most once. Requests whose method no endpoint reads a
+ * body for skip the wrapper: it costs a cached effect and a context change on every read otherwise.
+ */
+const withJsonBody = <A, E, R>(
+  app: Effect.Effect<A, E, R>,
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<A, E, R> =>
+  BODY_METHODS.has(request.method)
+    ? Effect.flatMap(
+      Effect.cached(readJson(request, limit)),
+      (body) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body))
+    )
+    : app
+
 /** The `HttpFailure` a D7 defect carries, directly or as the cause of the platform's request error. */
 const httpFailureOf = (defect: unknown): HttpFailure | undefined => {
   if (defect instanceof HttpFailure) return defect
@@ -215,9 +234,7 @@ export const RequestMiddlewareLive: Layer.Layer<never, never, IdGenerator> = Htt
         yield* HttpApp.appendPreResponseHandler((_, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
         )
-        const body = yield* Effect.cached(readJson(request, maxBodyBytes))
-        return yield* app.pipe(
-          Effect.provideService(HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body)),
+        return yield* withJsonBody(app, request, maxBodyBytes).pipe(
           // The boundary of the whole app: every outcome becomes a response or goes on to HttpApi's encoder.
           Effect.catchAllCause((cause) => {
             const widened: Cause.Cause<unknown> = cause
