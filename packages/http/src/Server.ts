@@ -32,6 +32,7 @@ import { ConversationsHttpLive } from "./ConversationsHttp.js"
 import { CustomersHttpLive } from "./CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./EventsHttp.js"
+import { IoSchedulerLive } from "./IoScheduler.js"
 import { KnowledgeBaseHttpLive } from "./KnowledgeBaseHttp.js"
 import { MessagesHttpLive } from "./MessagesHttp.js"
 import { HttpConfig, RequestMiddlewareLive } from "./Middleware.js"
@@ -101,6 +102,7 @@ export const listenConfig = Config.all({
  * The standalone Node server over the given engine, listening per D41 with the body limit of
  * `SUPPORT_MAX_BODY_BYTES` and the webhook settings of `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
  * connections and lets in-flight requests finish. It does not deliver webhooks: the engine's background does.
+ * Requests run on `ioScheduler` (IoScheduler.ts), which keeps reading sockets while requests are busy.
  */
 export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
@@ -109,7 +111,8 @@ export const ServerLive: Layer.Layer<
 > = HttpLive.pipe(
   Layer.provide(WebhooksFromEnv),
   Layer.provide(HttpConfig.fromEnv),
-  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig))
+  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
+  Layer.provide(IoSchedulerLive)
 )
 
 /**
@@ -162,7 +165,8 @@ export const makeNodeHandler = <E>(
       HttpApiLive,
       HttpApiBuilder.Router.Live,
       HttpApiBuilder.Middleware.layer,
-      NodeHttpServer.layerContext
+      NodeHttpServer.layerContext,
+      IoSchedulerLive
     )
       .pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
   )
