@@ -1,5 +1,5 @@
 /**
- * The scheduler the Node servers run their requests on: fiber steps the runtime defers run in batches from
+ * The scheduler the Node servers run requests on: fiber steps the runtime defers run in batches from
  * `setImmediate`, so Node reads its sockets between batches.
  *
  * Effect's default scheduler runs deferred steps as promise microtasks, up to 2,048 drains in a row, and Node
@@ -8,10 +8,16 @@
  * never took more than a second (request to response finished), yet clients saw a p99 of 2.5 to 4.1 s. On this
  * scheduler the same load has a p99 of 0.26 to 0.30 s, for about a tenth fewer requests a second
  * (docs/performance.md).
+ *
+ * It is applied per request (`onIoScheduler`), not to the layers that build the server: `NodeHttpServer` listens
+ * before it attaches its request handler, and a start-up that yields to I/O between the two lets a request arrive
+ * with no handler, which Node then never answers.
  */
-import { Layer, Scheduler } from "effect"
+import type { HttpApp } from "@effect/platform"
+import { Effect, Scheduler } from "effect"
 
 export const ioScheduler: Scheduler.Scheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
 
-/** Runs what is built with it (a server, and the fibers it forks per request) on `ioScheduler`. */
-export const IoSchedulerLive: Layer.Layer<never> = Layer.setScheduler(ioScheduler)
+/** Middleware: the request's fiber continues on `ioScheduler`. */
+export const onIoScheduler = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.withScheduler(app, ioScheduler)

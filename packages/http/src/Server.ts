@@ -32,7 +32,7 @@ import { ConversationsHttpLive } from "./ConversationsHttp.js"
 import { CustomersHttpLive } from "./CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./EventsHttp.js"
-import { IoSchedulerLive } from "./IoScheduler.js"
+import { onIoScheduler } from "./IoScheduler.js"
 import { KnowledgeBaseHttpLive } from "./KnowledgeBaseHttp.js"
 import { MessagesHttpLive } from "./MessagesHttp.js"
 import { HttpConfig, RequestMiddlewareLive } from "./Middleware.js"
@@ -108,11 +108,11 @@ export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError,
   EngineHost
-> = HttpLive.pipe(
+> = HttpApiBuilder.serve(onIoScheduler).pipe(
+  Layer.provide(HttpApiLive),
   Layer.provide(WebhooksFromEnv),
   Layer.provide(HttpConfig.fromEnv),
-  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
-  Layer.provide(IoSchedulerLive)
+  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig))
 )
 
 /**
@@ -150,7 +150,10 @@ export const makeWebHandler = <E>(
   )
 
 /** The API as a node:http request listener, inside an Effect program that provides the API (`HttpApiLive`). */
-export const nodeHandler = Effect.flatMap(HttpApiBuilder.httpApp, (app) => NodeHttpServer.makeHandler(app))
+export const nodeHandler = Effect.flatMap(
+  HttpApiBuilder.httpApp,
+  (app) => NodeHttpServer.makeHandler(app, onIoScheduler)
+)
 
 /**
  * The API as a node:http `(req, res)` listener over the given core services, to mount in an existing server:
@@ -165,8 +168,7 @@ export const makeNodeHandler = <E>(
       HttpApiLive,
       HttpApiBuilder.Router.Live,
       HttpApiBuilder.Middleware.layer,
-      NodeHttpServer.layerContext,
-      IoSchedulerLive
+      NodeHttpServer.layerContext
     )
       .pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
   )
