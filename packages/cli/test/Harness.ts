@@ -27,7 +27,7 @@ const environment = (env: Record<string, string>): Record<string, string> => ({
   ...env
 })
 
-const command = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+export const command = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Command.make(process.execPath, bin, ...args).pipe(
     Command.env(environment(env)),
     Command.workingDirectory(root)

@@ -2,14 +2,26 @@
  * `support-engine serve` (D42) as `pnpm start` runs it: a child process on a temporary SQLite file, talked to
  * over real HTTP, stopped with SIGTERM.
  */
-import { FileSystem } from "@effect/platform"
+import { Command, FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Workspaces } from "@support-engine/core/Workspaces"
 import { engineLayer } from "@support-engine/storage/SupportEngine"
 import { Effect, Fiber } from "effect"
 import { createHmac } from "node:crypto"
-import { accepting, cli, cliJson, DEADLINE, eventually, fetchJson, receiver, serve, slowPost } from "./Harness.js"
+import { createServer } from "node:net"
+import {
+  accepting,
+  cli,
+  cliJson,
+  command,
+  DEADLINE,
+  eventually,
+  fetchJson,
+  receiver,
+  serve,
+  slowPost
+} from "./Harness.js"
 
 const TIMEOUT = 180_000
 
@@ -190,4 +202,39 @@ describe("support-engine serve (D42)", () => {
       }).pipe(Effect.provide(NodeContext.layer)),
     TIMEOUT
   )
+
+  it.scopedLive(
+    "every request sent while it starts is answered: refused before it listens, answered after",
+    () =>
+      Effect.gen(function*() {
+        const env = yield* fresh
+        const port = yield* Effect.promise(freePort)
+        yield* Command.start(command(["serve"], { ...env, SUPPORT_PORT: String(port) }))
+        // Polls from the moment the process starts. A connection refused is fine (not listening yet); a request
+        // accepted and never answered is what this catches (a handler attached after listening, D42).
+        const outcome = yield* Effect.promise(async () => {
+          const deadline = Date.now() + 60_000
+          while (Date.now() < deadline) {
+            const status = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5_000) })
+              .then((response) => String(response.status), (error: Error) => error.name)
+            if (status !== "TypeError") return status
+            await new Promise((resolve) => setTimeout(resolve, 2))
+          }
+          return "never listened"
+        })
+        assert.strictEqual(outcome, "200")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
 })
+
+/** A port nothing listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
