@@ -5,45 +5,30 @@
  * `SqlSchema` parses through `Schema.decodeUnknown`, the Effect-returning parser, which allows asynchronous
  * transformations and pays for that on every row: profiled, decoding one customer row cost more than running
  * its statement (docs/performance.md). Every row and request schema here is synchronous, so the `Either`
- * parsers do the same work without a fiber step per field. A schema that did need an Effect would fail
- * loudly with a `ParseError` ("cannot be be resolved synchronously") rather than run wrongly.
+ * parsers (`Schema.decodeUnknownEither`, `Schema.encodeEither`) do the same work without a fiber step per
+ * field. A schema that did need an Effect would fail with a `ParseError` rather than run wrongly.
  */
-import { Cause, Effect, Either, type Option, ParseResult, Schema } from "effect"
+import { Cause, Effect, type Option, type ParseResult, Schema } from "effect"
 
-type Execute<I, R, E> = (request: I) => Effect.Effect<ReadonlyArray<unknown>, E, R>
-
-const encoder = <IA, II>(schema: Schema.Schema<IA, II, never>) => {
-  const encode = ParseResult.encodeEither(schema)
-  return (request: IA): Either.Either<II, ParseResult.ParseError> =>
-    Either.mapLeft(encode(request), (issue) => new ParseResult.ParseError({ issue }))
-}
-
-const decoder = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = ParseResult.decodeUnknownEither(schema)
-  return (row: unknown): Either.Either<A, ParseResult.ParseError> =>
-    Either.mapLeft(decode(row), (issue) => new ParseResult.ParseError({ issue }))
+/** What `SqlSchema`'s helpers take: the request schema, the row schema, and the statement for an encoded request. */
+export interface Options<IA, II, A, AI, R, E> {
+  readonly Request: Schema.Schema<IA, II, never>
+  readonly Result: Schema.Schema<A, AI, never>
+  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, E, R>
 }
 
 /** Every row, decoded. */
-export const findAll = <II, IA, AI, A, R, E>(options: {
-  readonly Request: Schema.Schema<IA, II, never>
-  readonly Result: Schema.Schema<A, AI, never>
-  readonly execute: Execute<II, R, E>
-}) => {
-  const encode = encoder(options.Request)
-  const decode = decoder(Schema.Array(options.Result))
+export const findAll = <IA, II, A, AI, R, E>(options: Options<IA, II, A, AI, R, E>) => {
+  const encode = Schema.encodeEither(options.Request)
+  const decode = Schema.decodeUnknownEither(Schema.Array(options.Result))
   return (request: IA): Effect.Effect<ReadonlyArray<A>, E | ParseResult.ParseError, R> =>
     Effect.flatMap(Effect.flatMap(encode(request), options.execute), decode)
 }
 
 /** The first row, if any. */
-export const findOne = <II, IA, AI, A, R, E>(options: {
-  readonly Request: Schema.Schema<IA, II, never>
-  readonly Result: Schema.Schema<A, AI, never>
-  readonly execute: Execute<II, R, E>
-}) => {
-  const encode = encoder(options.Request)
-  const decode = decoder(options.Result)
+export const findOne = <IA, II, A, AI, R, E>(options: Options<IA, II, A, AI, R, E>) => {
+  const encode = Schema.encodeEither(options.Request)
+  const decode = Schema.decodeUnknownEither(options.Result)
   return (request: IA): Effect.Effect<Option.Option<A>, E | ParseResult.ParseError, R> =>
     Effect.flatMap(
       Effect.flatMap(encode(request), options.execute),
@@ -52,13 +37,9 @@ export const findOne = <II, IA, AI, A, R, E>(options: {
 }
 
 /** The first row; `NoSuchElementException` when there is none. */
-export const single = <II, IA, AI, A, R, E>(options: {
-  readonly Request: Schema.Schema<IA, II, never>
-  readonly Result: Schema.Schema<A, AI, never>
-  readonly execute: Execute<II, R, E>
-}) => {
-  const encode = encoder(options.Request)
-  const decode = decoder(options.Result)
+export const single = <IA, II, A, AI, R, E>(options: Options<IA, II, A, AI, R, E>) => {
+  const encode = Schema.encodeEither(options.Request)
+  const decode = Schema.decodeUnknownEither(options.Result)
   return (request: IA): Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R> =>
     Effect.flatMap(
       Effect.flatMap(encode(request), options.execute),

@@ -23,15 +23,18 @@ const withNotes = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>
 /** The request schema encodes before the statement runs: the statement receives the string form. */
 const ById = Schema.Struct({ id: Schema.NumberFromString })
 
+const noteById = (sql: SqlClient.SqlClient) =>
+  RowSchema.findOne({
+    Request: ById,
+    Result: Row,
+    execute: (r) => sql`SELECT id, body, at FROM notes WHERE id = ${Number(r.id)}`
+  })
+
 describe("RowSchema", () => {
   it.effect("findOne decodes the first row, and is None when there is none", () =>
     withNotes((sql) =>
       Effect.gen(function*() {
-        const byId = RowSchema.findOne({
-          Request: ById,
-          Result: Row,
-          execute: (r) => sql`SELECT id, body, at FROM notes WHERE id = ${Number(r.id)}`
-        })
+        const byId = noteById(sql)
         const found = yield* byId({ id: 1 })
         assert.isTrue(Option.isSome(found))
         const row = Option.getOrThrow(found)
@@ -44,11 +47,7 @@ describe("RowSchema", () => {
   it.effect("a row the schema rejects fails with a ParseError naming the column", () =>
     withNotes((sql) =>
       Effect.gen(function*() {
-        const byId = RowSchema.findOne({
-          Request: ById,
-          Result: Row,
-          execute: (r) => sql`SELECT id, body, at FROM notes WHERE id = ${Number(r.id)}`
-        })
+        const byId = noteById(sql)
         const error = yield* Effect.flip(byId({ id: 2 }))
         assert.strictEqual(error._tag, "ParseError")
         assert.include(error.message, "at")
