@@ -2,10 +2,9 @@
  * The `/docs` page: Scalar's API reference with its script inlined, so it works without internet access.
  * Loaded on the first request for `/docs` (Docs.ts): the inlined script is 3.4 MB of JavaScript, and parsing it
  * on every start was a measurable part of start-up (docs/performance.md). The bundled executable keeps this module
- * in a chunk of its own.
+ * in a chunk of its own; `HttpApiScalar` is imported from its own module, not the package index, for that reason.
  */
 import { HttpApi, HttpApiBuilder } from "@effect/platform"
-// The module itself, not the package index: a bundler then keeps its script out of the code every start loads.
 import type { HttpRouter } from "@effect/platform"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import { Effect, Layer } from "effect"
