@@ -5,8 +5,8 @@
  * Effect's default scheduler runs deferred steps as promise microtasks, up to 2,048 drains in a row, and Node
  * drains microtasks after every socket callback. Under load, the requests on sockets that a poll reached late
  * waited behind whole chains of other requests' work: with 50 connections creating conversations, the handler
- * never took more than a second (request to response finished), yet clients saw a p99 of 2.5 to 4.1 s. On this
- * scheduler the same load has a p99 of 0.26 to 0.30 s, for about a tenth fewer requests a second
+ * never took more than a second (request to response finished), yet clients saw a p99 of 2.5 to 4.9 s. On this
+ * scheduler the same load has a p99 of 0.26 to 0.40 s, for about a tenth fewer requests a second
  * (docs/performance.md).
  *
  * It is applied per request (`onIoScheduler`), not to the layers that build the server: `NodeHttpServer` listens
