@@ -1,7 +1,9 @@
 /**
  * In-process measurements in one process: the raw prepared statements, the Effect services (one Effect loop on
- * a `ManagedRuntime` over `engineLayer`), and the Promise facade (`createSupportEngine`, one awaited call per
- * operation). Every read includes turning the result into the JSON text a response would carry.
+ * a `ManagedRuntime` over `engineLayer`, with tracing on as Effect's default has it, and off as a host that
+ * collects no traces runs it: core's Tracing.ts), and the Promise facade (`createSupportEngine`, one awaited call
+ * per operation; tracing off by design). Every read includes turning the result into the JSON text a response
+ * would carry.
  */
 import { CreateConversation } from "@support-engine/core/Conversation"
 import { Conversation } from "@support-engine/core/Conversation"
@@ -92,7 +94,7 @@ export const effectOps = {
 
 type EngineOps = Customers | Conversations | Principal
 
-export type InProcessResult = Record<Operation, { raw: Rate; effect: Rate; facade: Rate }>
+export type InProcessResult = Record<Operation, { raw: Rate; effect: Rate; untraced: Rate; facade: Rate }>
 
 export const inProcess = async (seeded: Seeded, budget: Budget): Promise<InProcessResult> => {
   const ids = seeded.sampleIds
@@ -125,15 +127,22 @@ export const inProcess = async (seeded: Seeded, budget: Budget): Promise<InProce
   const result = {} as InProcessResult
   try {
     for (const op of OPERATIONS) {
-      const runEffect = (b: Budget) =>
-        runtime.runPromise(effectRate(b, effectOf(op)).pipe(Effect.provideService(Principal, principal)))
+      const runEffect = (b: Budget, tracing = true) =>
+        runtime.runPromise(
+          effectRate(b, effectOf(op)).pipe(
+            Effect.provideService(Principal, principal),
+            Effect.withTracerEnabled(tracing)
+          )
+        )
       // Warm each path (JIT, statement caches), then measure; alternating keeps drift from favouring one side.
       syncRate(warm, rawOps[op])
       await runEffect(warm)
+      await runEffect(warm, false)
       await asyncRate(warm, facadeOps[op])
       result[op] = {
         raw: syncRate(budget, rawOps[op]),
         effect: await runEffect(budget),
+        untraced: await runEffect(budget, false),
         facade: await asyncRate(budget, facadeOps[op])
       }
     }

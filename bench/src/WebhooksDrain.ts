@@ -3,8 +3,8 @@
  * collection and nothing of the parent's heap is counted): sends every pending delivery of a seeded SQLite file to
  * the receiver and reports how long that took and the heap and RSS before, during (sampled) and after.
  *
- * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment, as a host runs it);
- *   the clock runs from starting the dispatcher until no delivery is pending.
+ * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment and untraced, as
+ *   the standalone server runs it); the clock runs from starting the dispatcher until no delivery is pending.
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
  *   webhook, the body and both signatures are made with node:crypto exactly as `Signer.ts` makes them, an undici
  *   keep-alive `Pool` posts them with the same number in flight, and each answered delivery is marked delivered
@@ -108,7 +108,10 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const { engineLayer } = await import("@support-engine/storage/SupportEngine")
   const { DispatcherLive } = await import("@support-engine/webhooks/Dispatcher")
   const { Effect, Exit, Layer, ManagedRuntime, Scope } = await import("effect")
-  const runtime = ManagedRuntime.make(engineLayer({ databaseUrl: `file:${request.file}` }))
+  // Untraced, as the standalone server runs it (http's `Untraced`; core's Tracing.ts).
+  const runtime = ManagedRuntime.make(
+    engineLayer({ databaseUrl: `file:${request.file}` }).pipe(Layer.provide(Layer.setTracerEnabled(false)))
+  )
   await runtime.runPromise(Effect.void)
   const probe = openDatabase(request.file, true)
   const anyPending = probe.prepare(

@@ -288,15 +288,20 @@ const report = (results: {
 }) => {
   const parts: Array<string> = []
   const ip = results.inProcess
-  parts.push("In-process (ops/s; ratio = against the raw prepared statements, same process)")
+  parts.push(
+    "In-process (ops/s; ratio = against the raw prepared statements, same process; effect = tracing on, Effect's" +
+      " default; untraced = tracing off, as the facade and the standalone server run)"
+  )
   parts.push(table(
-    ["operation", "raw", "effect", "facade", "effect/raw", "facade/raw"],
+    ["operation", "raw", "effect", "untraced", "facade", "effect/raw", "untraced/raw", "facade/raw"],
     OPERATIONS.map((op) => [
       LABEL[op],
       fmt(ip[op].raw.opsPerSecond),
       fmt(ip[op].effect.opsPerSecond),
+      fmt(ip[op].untraced.opsPerSecond),
       fmt(ip[op].facade.opsPerSecond),
       ratio(ip[op].effect.opsPerSecond, ip[op].raw.opsPerSecond),
+      ratio(ip[op].untraced.opsPerSecond, ip[op].raw.opsPerSecond),
       ratio(ip[op].facade.opsPerSecond, ip[op].raw.opsPerSecond)
     ])
   ))

@@ -86,7 +86,7 @@ const announce = (options: {
  * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
  * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
  * are released in reverse: the HTTP server drains first, then the dispatcher releases its leases, then the engine
- * (training worker, database) closes.
+ * (training worker, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`).
  */
 export const serve = Effect.scoped(Effect.gen(function*() {
   const url = yield* databaseUrl
@@ -96,4 +96,4 @@ export const serve = Effect.scoped(Effect.gen(function*() {
   const bootstrapped = yield* Effect.provide(bootstrap, engine)
   yield* announce({ address: Context.get(server, HttpServer.HttpServer).address, databaseUrl: url, bootstrapped })
   return yield* Effect.never
-}))
+})).pipe(Effect.withTracerEnabled(false))

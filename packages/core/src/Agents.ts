@@ -21,6 +21,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 import { UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
 import { Workspaces } from "./Workspaces.js"
@@ -94,7 +95,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
           }))
       })
 
-    const create = Effect.fn("Agents.create")(function*(input: CreateAgent, options: CreateAgentOptions = {}) {
+    const create = Tracing.fn("Agents.create")(function*(input: CreateAgent, options: CreateAgentOptions = {}) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
         const at = yield* now
@@ -130,7 +131,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
       )
     })
 
-    const get = Effect.fn("Agents.get")(function*(id: AgentId) {
+    const get = Tracing.fn("Agents.get")(function*(id: AgentId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
@@ -138,7 +139,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     const protectedAgent = new Forbidden({ message: "Copilot agents cannot be modified through the API." })
 
     /** Slugs are stable: a rename keeps the slug, so links that use it keep working. */
-    const update = Effect.fn("Agents.update")(function*(id: AgentId, input: UpdateAgent) {
+    const update = Tracing.fn("Agents.update")(function*(id: AgentId, input: UpdateAgent) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* find(principal.workspaceId, id)
@@ -181,7 +182,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     })
 
     /** Deleting the workspace's email agent also clears `email_agent_id`, in the same transaction. */
-    const remove = Effect.fn("Agents.delete")(function*(id: AgentId) {
+    const remove = Tracing.fn("Agents.delete")(function*(id: AgentId) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* find(principal.workspaceId, id)
@@ -195,7 +196,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
       }))
     })
 
-    const list = Effect.fn("Agents.list")(function*(query: ListAgents) {
+    const list = Tracing.fn("Agents.list")(function*(query: ListAgents) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(principal.workspaceId, { is_active: query.is_active }, sliceOf(page))
@@ -203,7 +204,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     })
 
     /** Provisioning (D8, D40): sets or clears the workspace's email agent; the agent must be of the workspace. */
-    const setEmailAgent = Effect.fn("Agents.setEmailAgent")(
+    const setEmailAgent = Tracing.fn("Agents.setEmailAgent")(
       function*(workspaceId: WorkspaceId, agentId: AgentId | null) {
         if (agentId !== null) yield* find(workspaceId, agentId)
         return yield* workspaces.setEmailAgent(workspaceId, agentId)

@@ -12,6 +12,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 
 export class Companies extends Effect.Service<Companies>()("@support-engine/core/Companies", {
@@ -22,7 +23,7 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
 
     const find = (workspaceId: WorkspaceId, id: CompanyId) => repo.findById(workspaceId, id).pipe(orNotFound("Company"))
 
-    const create = Effect.fn("Companies.create")(function*(input: CreateCompany) {
+    const create = Tracing.fn("Companies.create")(function*(input: CreateCompany) {
       const principal = yield* canWrite
       const at = yield* now
       const company = new Company({
@@ -40,12 +41,12 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
       return company
     })
 
-    const get = Effect.fn("Companies.get")(function*(id: CompanyId) {
+    const get = Tracing.fn("Companies.get")(function*(id: CompanyId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Effect.fn("Companies.update")(function*(id: CompanyId, input: UpdateCompany) {
+    const update = Tracing.fn("Companies.update")(function*(id: CompanyId, input: UpdateCompany) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* find(principal.workspaceId, id)
@@ -63,13 +64,13 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
       }))
     })
 
-    const remove = Effect.fn("Companies.delete")(function*(id: CompanyId) {
+    const remove = Tracing.fn("Companies.delete")(function*(id: CompanyId) {
       const principal = yield* canWrite
       const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
       if (!deleted) return yield* new NotFound({ resource: "Company" })
     })
 
-    const list = Effect.fn("Companies.list")(function*(query: ListCompanies) {
+    const list = Tracing.fn("Companies.list")(function*(query: ListCompanies) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))

@@ -24,6 +24,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 import { UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
 
@@ -87,7 +88,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
         return yield* Either.match(decided, { onLeft: Effect.fail, onRight: (a: Assignment) => Effect.succeed(a) })
       })
 
-    const create = Effect.fn("Conversations.create")(function*(input: CreateConversation) {
+    const create = Tracing.fn("Conversations.create")(function*(input: CreateConversation) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       const channel = input.channel ?? "chat"
@@ -137,12 +138,12 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
       }))
     })
 
-    const get = Effect.fn("Conversations.get")(function*(id: ConversationId) {
+    const get = Tracing.fn("Conversations.get")(function*(id: ConversationId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Effect.fn("Conversations.update")(function*(id: ConversationId, input: UpdateConversation) {
+    const update = Tracing.fn("Conversations.update")(function*(id: ConversationId, input: UpdateConversation) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
@@ -200,7 +201,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
       }))
     })
 
-    const remove = Effect.fn("Conversations.delete")(function*(id: ConversationId) {
+    const remove = Tracing.fn("Conversations.delete")(function*(id: ConversationId) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Conversation" })
@@ -208,7 +209,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
       }))
     })
 
-    const list = Effect.fn("Conversations.list")(function*(query: ListConversations) {
+    const list = Tracing.fn("Conversations.list")(function*(query: ListConversations) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(principal.workspaceId, {

@@ -14,6 +14,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 
 const editable = ["first_name", "last_name", "email", "phone", "locale", "country", "company_id"] as const
@@ -48,7 +49,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
               : Effect.void
         )
 
-    const create = Effect.fn("Customers.create")(function*(input: CreateCustomer) {
+    const create = Tracing.fn("Customers.create")(function*(input: CreateCustomer) {
       const principal = yield* canWrite
       if (!input.email && !input.first_name && !input.phone) {
         const message = "At least one of email, first_name or phone is required."
@@ -79,12 +80,12 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
       }))
     })
 
-    const get = Effect.fn("Customers.get")(function*(id: CustomerId) {
+    const get = Tracing.fn("Customers.get")(function*(id: CustomerId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Effect.fn("Customers.update")(function*(id: CustomerId, input: UpdateCustomer) {
+    const update = Tracing.fn("Customers.update")(function*(id: CustomerId, input: UpdateCustomer) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* find(principal.workspaceId, id)
@@ -112,7 +113,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
     })
 
     /** Deletes the customer; its conversations and messages are kept (D24). */
-    const remove = Effect.fn("Customers.delete")(function*(id: CustomerId) {
+    const remove = Tracing.fn("Customers.delete")(function*(id: CustomerId) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Customer" })
@@ -120,7 +121,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
       }))
     })
 
-    const list = Effect.fn("Customers.list")(function*(query: ListCustomers) {
+    const list = Tracing.fn("Customers.list")(function*(query: ListCustomers) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const filter = {

@@ -11,6 +11,7 @@ import { Outbox } from "./Outbox.js"
 import { makePage, type Page, PageRequest } from "./Pagination.js"
 import { canRead, Principal } from "./Principal.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 
 /** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
 export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
@@ -25,7 +26,7 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
     const ids = yield* IdGenerator
 
     /** Appends one event, attributed to the current principal's actor, to the outbox. */
-    const record = Effect.fn("Events.record")(
+    const record = Tracing.fn("Events.record")(
       function*(event: EventType, data: EventData): Effect.fn.Return<Event, PersistenceError, Principal> {
         const principal = yield* Principal
         const recorded = new Event({
@@ -40,7 +41,7 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
       }
     )
 
-    const list = Effect.fn("Events.list")(function*(query: ListEvents) {
+    const list = Tracing.fn("Events.list")(function*(query: ListEvents) {
       const principal = yield* canRead
       const filter = { event: query.event }
       const request = new PageRequest({ page: query.page, per_page: query.per_page })

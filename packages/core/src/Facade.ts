@@ -4,7 +4,7 @@
  * same `ValidationError`), outputs are the JSON the HTTP API returns, and a failure rejects with the tagged
  * error itself (`error._tag`, `error.status`, `error.code`, `error.message`).
  */
-import { Cause, type Context, Effect, Exit, type Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { Agent, CreateAgent, ListAgents, UpdateAgent } from "./Agent.js"
 import { Agents } from "./Agents.js"
 import { ApiToken, CreateApiToken } from "./ApiToken.js"
@@ -58,9 +58,12 @@ import { decodeRequest } from "./Validation.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
 import { Tokens, Users, Workspaces } from "./Workspaces.js"
 
-/** Runs engine effects as Promises; a failure rejects with the error value itself, not a wrapper. */
+/**
+ * Runs engine effects as Promises; a failure rejects with the error value itself, not a wrapper. Tracing is off
+ * (Tracing.ts): a Promise host has no tracer to give its spans to.
+ */
 export const makeRunner = <R, E>(layer: Layer.Layer<R, E>) => {
-  const runtime = ManagedRuntime.make(layer)
+  const runtime = ManagedRuntime.make(Layer.provideMerge(layer, Layer.setTracerEnabled(false)))
   const run = <A, E2>(effect: Effect.Effect<A, E2, R>): Promise<A> =>
     runtime.runPromiseExit(effect).then((exit) =>
       Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))

@@ -24,6 +24,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 
 const isLocale = Schema.is(Locale)
@@ -103,7 +104,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         updated_at: at
       })
 
-    const create = Effect.fn("KnowledgeBase.create")(function*(input: CreateArticle) {
+    const create = Tracing.fn("KnowledgeBase.create")(function*(input: CreateArticle) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       const seen = new Map<string, number>()
@@ -139,13 +140,13 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
       })))
     })
 
-    const get = Effect.fn("KnowledgeBase.get")(function*(id: ArticleId) {
+    const get = Tracing.fn("KnowledgeBase.get")(function*(id: ArticleId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
     /** Publishing sets `published_at`; moving back to draft clears it (the article is not published any more). */
-    const update = Effect.fn("KnowledgeBase.update")(function*(id: ArticleId, input: UpdateArticle) {
+    const update = Tracing.fn("KnowledgeBase.update")(function*(id: ArticleId, input: UpdateArticle) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* findForWrite(principal.workspaceId, id)
@@ -188,7 +189,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
      * Creates the locale's translation, or saves its current title, content and excerpt as a revision and then updates
      * it (D32). A change of SEO fields or slug alone updates without a revision: the revision keeps the text.
      */
-    const putTranslation = Effect.fn("KnowledgeBase.putTranslation")(
+    const putTranslation = Tracing.fn("KnowledgeBase.putTranslation")(
       function*(id: ArticleId, locale: string, input: PutTranslation) {
         const principal = yield* canWrite
         const workspaceId = principal.workspaceId
@@ -239,21 +240,21 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
       }
     )
 
-    const remove = Effect.fn("KnowledgeBase.delete")(function*(id: ArticleId) {
+    const remove = Tracing.fn("KnowledgeBase.delete")(function*(id: ArticleId) {
       const principal = yield* canWrite
       if (!(yield* tx.withTransaction(repo.delete(principal.workspaceId, id)))) {
         return yield* new NotFound({ resource: "Article" })
       }
     })
 
-    const list = Effect.fn("KnowledgeBase.list")(function*(query: ListArticles) {
+    const list = Tracing.fn("KnowledgeBase.list")(function*(query: ListArticles) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status }, sliceOf(page))
       return makePage(items, total, page)
     })
 
-    const listRevisions = Effect.fn("KnowledgeBase.listRevisions")(function*(id: ArticleId, query: ListRevisions) {
+    const listRevisions = Tracing.fn("KnowledgeBase.listRevisions")(function*(id: ArticleId, query: ListRevisions) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
@@ -266,7 +267,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
      * then takes the revision's title, content and excerpt; the article's status is unchanged. A revision of another
      * article or workspace is a 404.
      */
-    const restore = Effect.fn("KnowledgeBase.restore")(function*(id: ArticleId, revisionId: RevisionId) {
+    const restore = Tracing.fn("KnowledgeBase.restore")(function*(id: ArticleId, revisionId: RevisionId) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* retryConflicts(tx.withTransaction(Effect.gen(function*() {

@@ -17,6 +17,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { Transactor } from "./Transactor.js"
 import { UserRepo } from "./WorkspaceRepo.js"
 
@@ -55,7 +56,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
         return exists ? senderId : yield* invalid
       })
 
-    const create = Effect.fn("Messages.create")(function*(conversationId: ConversationId, input: CreateMessage) {
+    const create = Tracing.fn("Messages.create")(function*(conversationId: ConversationId, input: CreateMessage) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
@@ -105,13 +106,13 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
       }))
     })
 
-    const remove = Effect.fn("Messages.delete")(function*(id: MessageId) {
+    const remove = Tracing.fn("Messages.delete")(function*(id: MessageId) {
       const principal = yield* canWrite
       const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
       if (!deleted) return yield* new NotFound({ resource: "Message" })
     })
 
-    const list = Effect.fn("Messages.list")(function*(query: ListMessages) {
+    const list = Tracing.fn("Messages.list")(function*(query: ListMessages) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const filter = { sender_type: query.sender_type, conversation_id: query.conversation_id }

@@ -23,6 +23,7 @@ import { makePage, PageRequest } from "./Pagination.js"
 import { canRead, canWrite, Principal } from "./Principal.js"
 import { sliceOf } from "./Repository.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import {
   type CreateTrainingData,
   type CreateTrainingFolder,
@@ -127,7 +128,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
         }
       })
 
-    const create = Effect.fn("Training.create")(function*(input: CreateTrainingData) {
+    const create = Tracing.fn("Training.create")(function*(input: CreateTrainingData) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       if (input.type === "url") return yield* new UrlDiscoveryRequired()
@@ -165,7 +166,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       return item
     })
 
-    const processUrls = Effect.fn("Training.processUrls")(function*(input: ProcessUrls) {
+    const processUrls = Tracing.fn("Training.processUrls")(function*(input: ProcessUrls) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       const byNormalized = new Map<string, string>()
@@ -198,12 +199,12 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       return items
     })
 
-    const get = Effect.fn("Training.get")(function*(id: TrainingDataId) {
+    const get = Tracing.fn("Training.get")(function*(id: TrainingDataId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Effect.fn("Training.update")(function*(id: TrainingDataId, input: UpdateTrainingData) {
+    const update = Tracing.fn("Training.update")(function*(id: TrainingDataId, input: UpdateTrainingData) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
@@ -228,7 +229,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       }))
     })
 
-    const remove = Effect.fn("Training.delete")(function*(id: TrainingDataId) {
+    const remove = Tracing.fn("Training.delete")(function*(id: TrainingDataId) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Training data" })
@@ -236,7 +237,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       }))
     })
 
-    const list = Effect.fn("Training.list")(function*(query: ListTrainingData) {
+    const list = Tracing.fn("Training.list")(function*(query: ListTrainingData) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(
@@ -248,7 +249,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
     })
 
     /** D31: a url item with completed pages goes back to the queue; otherwise the business-state 422 of D14. */
-    const resync = Effect.fn("Training.resync")(function*(id: TrainingDataId) {
+    const resync = Tracing.fn("Training.resync")(function*(id: TrainingDataId) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       const started = yield* tx.withTransaction(Effect.gen(function*() {
@@ -280,14 +281,14 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
     })
 
     /** D20: a url item's source or a page discovered under one, after normalisation. */
-    const urlExists = Effect.fn("Training.urlExists")(function*(query: UrlExistsQuery) {
+    const urlExists = Tracing.fn("Training.urlExists")(function*(query: UrlExistsQuery) {
       const principal = yield* canRead
       const normalized = normalizeUrl(query.url)
       if (normalized === null) return yield* ValidationError.field("url", "The url must be an absolute http(s) URL.")
       return { exists: yield* repo.urlExists(principal.workspaceId, normalized) }
     })
 
-    const createFolder = Effect.fn("Training.createFolder")(function*(input: CreateTrainingFolder) {
+    const createFolder = Tracing.fn("Training.createFolder")(function*(input: CreateTrainingFolder) {
       const principal = yield* canWrite
       const at = yield* now
       const folder = new TrainingFolder({
@@ -300,12 +301,12 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       return folder
     })
 
-    const listFolders = Effect.fn("Training.listFolders")(function*() {
+    const listFolders = Tracing.fn("Training.listFolders")(function*() {
       const principal = yield* canRead
       return yield* repo.listFolders(principal.workspaceId)
     })
 
-    const pages = Effect.fn("Training.pages")(function*(id: TrainingDataId) {
+    const pages = Tracing.fn("Training.pages")(function*(id: TrainingDataId) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
       return yield* repo.pages(principal.workspaceId, id)

@@ -10,6 +10,7 @@ import { IdGenerator } from "./IdGenerator.js"
 import { type AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
 import { Actor, type PrincipalShape } from "./Principal.js"
 import { now } from "./Timestamp.js"
+import * as Tracing from "./Tracing.js"
 import { decodeRequest } from "./Validation.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
 import { ApiTokenRepo, UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
@@ -19,7 +20,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
     const repo = yield* WorkspaceRepo
     const ids = yield* IdGenerator
 
-    const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspace) {
+    const create = Tracing.fn("Workspaces.create")(function*(input: CreateWorkspace) {
       const at = yield* now
       const workspace = new Workspace({
         id: WorkspaceId.make(yield* ids.uuid),
@@ -33,7 +34,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
       return workspace
     })
 
-    const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
+    const get = Tracing.fn("Workspaces.get")(function*(id: WorkspaceId) {
       return yield* repo.findById(id).pipe(orNotFound("Workspace"))
     })
 
@@ -41,7 +42,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
      * Sets the workspace's email agent (D8, D27). Whether the agent exists in the workspace is checked by the
      * caller that owns agents (`Agents.setEmailAgent`); this only stores it.
      */
-    const setEmailAgent = Effect.fn("Workspaces.setEmailAgent")(function*(id: WorkspaceId, agentId: AgentId | null) {
+    const setEmailAgent = Tracing.fn("Workspaces.setEmailAgent")(function*(id: WorkspaceId, agentId: AgentId | null) {
       yield* get(id)
       yield* repo.setEmailAgent(id, agentId, yield* now)
       return yield* get(id)
@@ -52,7 +53,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
      * processes: servers started together on one empty database create one workspace between them. Run it inside
      * a transaction (the lock lasts until the transaction ends); `None` when a workspace already exists.
      */
-    const createFirst = Effect.fn("Workspaces.createFirst")(function*(input: CreateWorkspace) {
+    const createFirst = Tracing.fn("Workspaces.createFirst")(function*(input: CreateWorkspace) {
       yield* repo.lockCreates
       if ((yield* repo.list).length > 0) return Option.none<Workspace>()
       return Option.some(yield* create(input))
@@ -68,7 +69,7 @@ export class Users extends Effect.Service<Users>()("@support-engine/core/Users",
     const workspaces = yield* Workspaces
     const ids = yield* IdGenerator
 
-    const create = Effect.fn("Users.create")(function*(input: CreateUser) {
+    const create = Tracing.fn("Users.create")(function*(input: CreateUser) {
       yield* workspaces.get(input.workspace_id)
       const at = yield* now
       const user = new User({
@@ -83,7 +84,7 @@ export class Users extends Effect.Service<Users>()("@support-engine/core/Users",
       return user
     })
 
-    const get = Effect.fn("Users.get")(function*(workspaceId: WorkspaceId, id: UserId) {
+    const get = Tracing.fn("Users.get")(function*(workspaceId: WorkspaceId, id: UserId) {
       return yield* repo.findById(workspaceId, id).pipe(orNotFound("User"))
     })
 
@@ -111,7 +112,7 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
     const workspaces = yield* Workspaces
     const ids = yield* IdGenerator
 
-    const create = Effect.fn("Tokens.create")(function*(input: CreateApiToken) {
+    const create = Tracing.fn("Tokens.create")(function*(input: CreateApiToken) {
       yield* workspaces.get(input.workspace_id)
       const at = yield* now
       if (input.expires_at !== null && DateTime.lessThanOrEqualTo(input.expires_at, at)) {
@@ -136,7 +137,7 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
     })
 
     /** Deletes a token; it is invalid from the next request on (D9). */
-    const revoke = Effect.fn("Tokens.revoke")(function*(id: ApiTokenId) {
+    const revoke = Tracing.fn("Tokens.revoke")(function*(id: ApiTokenId) {
       const deleted = yield* repo.delete(id)
       if (!deleted) return yield* new NotFound({ resource: "API token" })
     })
@@ -145,7 +146,7 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
      * Resolves a bearer value to its principal (D9): unknown, malformed, expired or deleted tokens are all
      * `Unauthenticated`, with the same message, and the hash comparison is constant-time.
      */
-    const authenticate = Effect.fn("Tokens.authenticate")(function*(plain: Redacted.Redacted<string>) {
+    const authenticate = Tracing.fn("Tokens.authenticate")(function*(plain: Redacted.Redacted<string>) {
       const value = Redacted.value(plain)
       const separator = value.indexOf("|")
       const rawId = value.slice(0, separator)
@@ -173,7 +174,7 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
     })
 
     /** A token's record (without its hash), for provisioning tools. */
-    const get = Effect.fn("Tokens.get")(function*(id: ApiTokenId) {
+    const get = Tracing.fn("Tokens.get")(function*(id: ApiTokenId) {
       const stored = yield* repo.findById(id)
       if (Option.isNone(stored)) return yield* new NotFound({ resource: "API token" })
       return stored.value.token

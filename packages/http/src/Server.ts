@@ -2,7 +2,7 @@
  * Ways to run the API (D3c, D41, D42): as a layer on a host's `HttpServer`, as a web or node:http request
  * handler inside a host's own server, or as the standalone Node server the CLI starts.
  */
-import { HttpApiBuilder, HttpServer, type HttpServerError } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
 import type { HttpApi, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Agents } from "@support-engine/core/Agents"
@@ -99,20 +99,30 @@ export const listenConfig = Config.all({
 })
 
 /**
+ * Tracing off (core's Tracing.ts) for everything built after it: the standalone server has no tracer to give
+ * spans to, and making them cost about a third of a request (docs/performance.md). Hosts that trace serve
+ * `HttpLive` or a handler below, which keep Effect's default.
+ */
+export const Untraced: Layer.Layer<never> = Layer.setTracerEnabled(false)
+
+/**
  * The standalone Node server over the given engine, listening per D41 with the body limit of
  * `SUPPORT_MAX_BODY_BYTES` and the webhook settings of `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
  * connections and lets in-flight requests finish. It does not deliver webhooks: the engine's background does.
- * Requests run on `ioScheduler` (IoScheduler.ts), which keeps reading sockets while requests are busy.
+ * Requests run on `ioScheduler` (IoScheduler.ts), which keeps reading sockets while requests are busy, and
+ * untraced (`Untraced`).
  */
 export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError,
   EngineHost
 > = HttpApiBuilder.serve(onIoScheduler).pipe(
+  HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(HttpApiLive),
   Layer.provide(WebhooksFromEnv),
   Layer.provide(HttpConfig.fromEnv),
-  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig))
+  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
+  Layer.provide(Untraced)
 )
 
 /**
@@ -130,7 +140,7 @@ export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigErro
 export const StandaloneLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError
-> = ServerLive.pipe(Layer.provide(EngineFromEnv))
+> = ServerLive.pipe(Layer.provide(EngineFromEnv), Layer.provide(Untraced))
 
 /** A request handler and the function that releases what it holds (database pool, background fibers). */
 export interface Handler<H> {

@@ -1,12 +1,13 @@
 /**
  * The SQLite client's two connections (SqliteClient.ts): reads outside a transaction go to the read-only
  * connection and neither wait for nor see another fiber's open transaction; writes outside a transaction wait
- * for it; a transaction reads its own writes; errors stay SqlErrors.
+ * for it; a transaction reads its own writes; errors stay SqlErrors. Each holds with tracing on (statements run
+ * through `@effect/sql`) and off (the client's direct path).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, Statement } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import * as SqliteClient from "@support-engine/storage/SqliteClient"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber, Tracer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -43,77 +44,123 @@ const openTransaction = (
     })
   ).pipe(Effect.fork)
 
-describe("SqliteClient", () => {
-  it.live("a read outside a transaction answers at once and sees only committed rows", () =>
+const collectSpans = (names: Array<string>) =>
+  Effect.map(Effect.tracer, (tracer) =>
+    Tracer.make({
+      span: (name, ...rest) => {
+        names.push(name)
+        return tracer.span(name, ...rest)
+      },
+      context: tracer.context
+    }))
+
+for (const untraced of [false, true]) {
+  describe(untraced ? "SqliteClient, tracing off" : "SqliteClient", () => {
+    const run = <A, E>(filename: (dir: string) => string, body: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      withDatabase(filename, Effect.withTracerEnabled(body, !untraced))
+
+    it.live("a read outside a transaction answers at once and sees only committed rows", () =>
+      run(
+        onFile,
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const inserted = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const writer = yield* openTransaction(sql, inserted, release)
+          yield* Deferred.await(inserted)
+          // The transaction is open and holds the writer: the read must not wait for it (it would hang here).
+          const during = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(during.map((r) => r.id), [1])
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(writer)
+          const after = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(after.map((r) => r.id), [1, 2])
+        })
+      ))
+
+    it.live("a write outside a transaction waits for the open transaction instead of joining it", () =>
+      run(
+        onFile,
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const inserted = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const writer = yield* openTransaction(sql, inserted, release)
+          yield* Deferred.await(inserted)
+          const write = yield* sql`INSERT INTO notes (id, body) VALUES (3, 'outside')`.pipe(Effect.fork)
+          // Unblocked, the forked write would finish within a few scheduler turns (better-sqlite3 is synchronous).
+          for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+          assert.isTrue(write.unsafePoll() === null, "the write went ahead while the transaction was open")
+          // Roll the transaction back: had the write joined it, row 3 would vanish with it.
+          yield* Fiber.interrupt(writer)
+          yield* Fiber.join(write)
+          const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(rows.map((r) => r.id), [1, 3])
+        })
+      ))
+
+    it.live("a transaction reads its own writes; a failed statement is a SqlError and rolls back", () =>
+      run(
+        onFile,
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const exit = yield* sql.withTransaction(
+            Effect.gen(function*() {
+              yield* sql`INSERT INTO notes (id, body) VALUES (4, 'mine')`
+              const seen = yield* sql<{ body: string }>`SELECT body FROM notes WHERE id = 4`
+              assert.deepStrictEqual(seen.map((r) => r.body), ["mine"])
+              yield* sql`INSERT INTO notes (id, body) VALUES (1, 'duplicate')`
+            })
+          ).pipe(Effect.exit)
+          assert.isTrue(Exit.isFailure(exit))
+          if (Exit.isFailure(exit)) assert.strictEqual(exit.cause._tag === "Fail" && exit.cause.error._tag, "SqlError")
+          const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(rows.map((r) => r.id), [1])
+          const bad = yield* sql`SELECT nope FROM notes`.pipe(Effect.flip)
+          assert.strictEqual(bad._tag, "SqlError")
+        })
+      ))
+
+    it.live("an in-memory database runs everything on its one connection", () =>
+      run(
+        () => ":memory:",
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql.withTransaction(sql`INSERT INTO notes (id, body) VALUES (5, 'memory')`)
+          const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(rows.map((r) => r.id), [1, 5])
+        })
+      ))
+  })
+}
+
+describe("SqliteClient statements and tracing (core's Tracing.ts)", () => {
+  it.live("with tracing on a statement makes its sql.execute span; with it off, none", () =>
     withDatabase(
       onFile,
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const inserted = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const writer = yield* openTransaction(sql, inserted, release)
-        yield* Deferred.await(inserted)
-        // The transaction is open and holds the writer: the read must not wait for it (it would hang here).
-        const during = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
-        assert.deepStrictEqual(during.map((r) => r.id), [1])
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(writer)
-        const after = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
-        assert.deepStrictEqual(after.map((r) => r.id), [1, 2])
+        const names: Array<string> = []
+        const tracer = yield* collectSpans(names)
+        const read = sql<{ id: number }>`SELECT id FROM notes`.pipe(Effect.withTracer(tracer))
+        assert.deepStrictEqual((yield* read).map((r) => r.id), [1])
+        assert.deepStrictEqual(names, ["sql.execute"])
+        assert.deepStrictEqual((yield* Effect.withTracerEnabled(read, false)).map((r) => r.id), [1])
+        yield* Effect.withTracerEnabled(sql.withTransaction(read), false)
+        assert.deepStrictEqual(names, ["sql.execute"])
       })
     ))
 
-  it.live("a write outside a transaction waits for the open transaction instead of joining it", () =>
+  it.live("with tracing off a statement under a row transformer still takes @effect/sql's path", () =>
     withDatabase(
       onFile,
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const inserted = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const writer = yield* openTransaction(sql, inserted, release)
-        yield* Deferred.await(inserted)
-        const write = yield* sql`INSERT INTO notes (id, body) VALUES (3, 'outside')`.pipe(Effect.fork)
-        // Unblocked, the forked write would finish within a few scheduler turns (better-sqlite3 is synchronous).
-        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
-        assert.isTrue(write.unsafePoll() === null, "the write went ahead while the transaction was open")
-        // Roll the transaction back: had the write joined it, row 3 would vanish with it.
-        yield* Fiber.interrupt(writer)
-        yield* Fiber.join(write)
-        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => r.id), [1, 3])
-      })
-    ))
-
-  it.live("a transaction reads its own writes; a failed statement is a SqlError and rolls back", () =>
-    withDatabase(
-      onFile,
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const exit = yield* sql.withTransaction(
-          Effect.gen(function*() {
-            yield* sql`INSERT INTO notes (id, body) VALUES (4, 'mine')`
-            const seen = yield* sql<{ body: string }>`SELECT body FROM notes WHERE id = 4`
-            assert.deepStrictEqual(seen.map((r) => r.body), ["mine"])
-            yield* sql`INSERT INTO notes (id, body) VALUES (1, 'duplicate')`
-          })
-        ).pipe(Effect.exit)
-        assert.isTrue(Exit.isFailure(exit))
-        if (Exit.isFailure(exit)) assert.strictEqual(exit.cause._tag === "Fail" && exit.cause.error._tag, "SqlError")
-        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => r.id), [1])
-        const bad = yield* sql`SELECT nope FROM notes`.pipe(Effect.flip)
-        assert.strictEqual(bad._tag, "SqlError")
-      })
-    ))
-
-  it.live("an in-memory database runs everything on its one connection", () =>
-    withDatabase(
-      () => ":memory:",
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql.withTransaction(sql`INSERT INTO notes (id, body) VALUES (5, 'memory')`)
-        const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
-        assert.deepStrictEqual(rows.map((r) => r.id), [1, 5])
+        const rows = yield* sql<{ id: number }>`SELECT id FROM notes`.pipe(
+          Statement.withTransformer((_statement, constructor) => Effect.succeed(constructor`SELECT 7 AS id`)),
+          Effect.withTracerEnabled(false)
+        )
+        assert.deepStrictEqual(rows.map((r) => r.id), [7])
       })
     ))
 })

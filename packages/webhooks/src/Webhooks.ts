@@ -10,6 +10,7 @@ import { makePage, PageRequest } from "@support-engine/core/Pagination"
 import { canRead, canWrite } from "@support-engine/core/Principal"
 import { sliceOf } from "@support-engine/core/Repository"
 import { now } from "@support-engine/core/Timestamp"
+import * as Tracing from "@support-engine/core/Tracing"
 import { Transactor } from "@support-engine/core/Transactor"
 import {
   type CreateWebhook,
@@ -56,7 +57,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
       )
 
     /** Creates a subscription; the answer carries its secret, shown this once. */
-    const create = Effect.fn("Webhooks.create")(function*(input: CreateWebhook) {
+    const create = Tracing.fn("Webhooks.create")(function*(input: CreateWebhook) {
       const principal = yield* canWrite
       yield* checkUrl(input.url)
       const at = yield* now
@@ -78,12 +79,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
       return new WebhookWithSecret({ ...webhook, secret })
     })
 
-    const get = Effect.fn("Webhooks.get")(function*(id: WebhookId) {
+    const get = Tracing.fn("Webhooks.get")(function*(id: WebhookId) {
       const principal = yield* canRead
       return yield* find(principal.workspaceId, id)
     })
 
-    const list = Effect.fn("Webhooks.list")(function*(query: ListWebhooks) {
+    const list = Tracing.fn("Webhooks.list")(function*(query: ListWebhooks) {
       const principal = yield* canRead
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
       const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))
@@ -91,7 +92,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
     })
 
     /** Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. */
-    const update = Effect.fn("Webhooks.update")(function*(id: WebhookId, input: UpdateWebhook) {
+    const update = Tracing.fn("Webhooks.update")(function*(id: WebhookId, input: UpdateWebhook) {
       const principal = yield* canWrite
       const current = yield* find(principal.workspaceId, id)
       const next = {
@@ -108,7 +109,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
       return updated
     })
 
-    const remove = Effect.fn("Webhooks.delete")(function*(id: WebhookId) {
+    const remove = Tracing.fn("Webhooks.delete")(function*(id: WebhookId) {
       const principal = yield* canWrite
       const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
       if (!deleted) return yield* new NotFound({ resource: "Webhook" })
@@ -118,7 +119,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
      * A new secret, returned once; the old one keeps signing for the grace period (default 24 hours, D46), and
      * not at all with 0.
      */
-    const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(id: WebhookId, input: RotateWebhookSecret) {
+    const rotateSecret = Tracing.fn("Webhooks.rotateSecret")(function*(id: WebhookId, input: RotateWebhookSecret) {
       const principal = yield* canWrite
       yield* find(principal.workspaceId, id)
       const at = yield* now
@@ -130,7 +131,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
     })
 
     /** Reactivates a deactivated webhook (D38); its failure count starts again at 0. */
-    const enable = Effect.fn("Webhooks.enable")(function*(id: WebhookId) {
+    const enable = Tracing.fn("Webhooks.enable")(function*(id: WebhookId) {
       const principal = yield* canWrite
       const current = yield* find(principal.workspaceId, id)
       if (current.is_active) return current
@@ -139,7 +140,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
     })
 
     /** The delivery log (D36), newest first. */
-    const deliveries = Effect.fn("Webhooks.deliveries")(function*(id: WebhookId, query: ListWebhookDeliveries) {
+    const deliveries = Tracing.fn("Webhooks.deliveries")(function*(id: WebhookId, query: ListWebhookDeliveries) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
       const page = new PageRequest({ page: query.page, per_page: query.per_page })
@@ -156,7 +157,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
      * Queues a delivery again with a fresh attempt budget and the same id (D37). For a deactivated webhook it waits
      * until `enable`.
      */
-    const redeliver = Effect.fn("Webhooks.redeliver")(function*(id: WebhookId, deliveryId: DeliveryId) {
+    const redeliver = Tracing.fn("Webhooks.redeliver")(function*(id: WebhookId, deliveryId: DeliveryId) {
       const principal = yield* canWrite
       yield* find(principal.workspaceId, id)
       const findDelivery = repo.findDelivery(principal.workspaceId, id, deliveryId).pipe(

@@ -8,12 +8,12 @@ import { CreateUser } from "@support-engine/core/Workspace"
 import { Users, Workspaces } from "@support-engine/core/Workspaces"
 import { ConfigProvider, DateTime, Duration, Effect, Schema, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** Agents (D23, D27's email agent, D34, D35). */
 export const agentsSuite = (adapter: Adapter) =>
   describe(`Agents (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("creates with the D23 defaults and the configured default model; slugs are unique", () =>
       Effect.gen(function*() {

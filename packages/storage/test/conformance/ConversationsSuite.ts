@@ -17,7 +17,7 @@ import { CreateUser } from "@support-engine/core/Workspace"
 import { Users } from "@support-engine/core/Workspaces"
 import { Duration, Effect, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** A workspace with a customer, a user, two agents (one the active email agent) and an inactive agent. */
 export const conversationFixture = Effect.gen(function*() {
@@ -39,7 +39,7 @@ export const conversationFixture = Effect.gen(function*() {
 /** Conversations (D26-D28, D34, D35). */
 export const conversationsSuite = (adapter: Adapter) =>
   describe(`Conversations (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
     const inWorkspace = <A, E, R>(principal: PrincipalShape, self: Effect.Effect<A, E, R>) => as(principal)(self)
 
     it.effect("creates with the D26 defaults; conversation.created data exactly as specified (D35)", () =>

@@ -9,7 +9,7 @@ import { CompanyId, CustomerId } from "@support-engine/core/Ids"
 import { Transactor } from "@support-engine/core/Transactor"
 import { decodeRequest } from "@support-engine/core/Validation"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** The workspace's events, oldest first, as `[type, data]`. */
 export const recordedEvents = Effect.gen(function*() {
@@ -20,7 +20,7 @@ export const recordedEvents = Effect.gen(function*() {
 /** Customers (D19, D24, D25, D34, D35). */
 export const customersSuite = (adapter: Adapter) =>
   describe(`Customers (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("creates, reads, updates present fields, deletes; events per D34/D35 with the actor (D44)", () =>
       Effect.gen(function*() {

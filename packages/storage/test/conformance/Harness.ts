@@ -15,6 +15,11 @@ export interface Adapter {
   readonly name: string
   /** A fresh storage layer over the adapter's test database (already migrated when built). */
   readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient>
+  /**
+   * Run with tracing off (core's Tracing.ts), as the standalone server and the Promise facade do: spans are
+   * skipped, and on SQLite statements take their direct path (SqliteClient.ts). Effect's default (on) otherwise.
+   */
+  readonly untraced?: boolean
 }
 
 export type TestEngine = EngineService | StoragePorts | SqlClient.SqlClient
@@ -22,6 +27,14 @@ export type TestEngine = EngineService | StoragePorts | SqlClient.SqlClient
 /** The engine on the adapter's storage; built per test, so a suite may be declared before its database exists. */
 export const engineLayer = (adapter: Adapter): Layer.Layer<TestEngine> =>
   EngineLive.pipe(Layer.provideMerge(Layer.suspend(() => adapter.storage())), Layer.orDie)
+
+/** Tracing as the adapter asks, for a test's effect. */
+export const withTracing = (adapter: Adapter) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.withTracerEnabled(self, !adapter.untraced)
+
+/** Runs a test's effect on the engine over the adapter's storage, with tracing as the adapter asks. */
+export const provideEngine = (adapter: Adapter) => <A, E>(self: Effect.Effect<A, E, TestEngine>) =>
+  self.pipe(withTracing(adapter), Effect.provide(engineLayer(adapter)))
 
 /**
  * A new workspace and a principal of it with the given abilities (write by default). The principal stands for

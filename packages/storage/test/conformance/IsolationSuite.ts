@@ -37,7 +37,7 @@ import { Training } from "@support-engine/core/Training"
 import { CreateTrainingData, UpdateTrainingData } from "@support-engine/core/TrainingData"
 import { Effect, Schema } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, engineLayer, makeWorkspace, withTracing } from "./Harness.js"
 
 /** One of each resource in a workspace. */
 const populated = Effect.gen(function*() {
@@ -140,7 +140,7 @@ export const isolationSuite = (adapter: Adapter) =>
             assert.deepStrictEqual(yield* recordedEvents.pipe(as(owner.principal)), before)
             assert.deepStrictEqual(yield* recordedEvents.pipe(as(intruder.principal)), [])
             assert.strictEqual((yield* (yield* Customers).get(ids.customer).pipe(as(owner.principal))).email, "a@x.io")
-          }),
+          }).pipe(withTracing(adapter)),
         { fastCheck: { numRuns: 20 } }
       )
     })

@@ -16,7 +16,7 @@ import { Transactor } from "@support-engine/core/Transactor"
 import { decodeRequest } from "@support-engine/core/Validation"
 import { Duration, Effect, Layer, Option, Ref, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(self: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)
@@ -33,7 +33,7 @@ const allRevisions = (kb: KnowledgeBase, id: ArticleId) => kb.listRevisions(id, 
 /** Knowledge base (D21, D22, D32, D33, D34). */
 export const knowledgeBaseSuite = (adapter: Adapter) =>
   describe(`KnowledgeBase (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("creates with translations and derived, unique slugs; defaults; one locale once; no events (D32, D34)", () =>
       Effect.gen(function*() {

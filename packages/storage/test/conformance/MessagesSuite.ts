@@ -10,12 +10,12 @@ import { decodeRequest } from "@support-engine/core/Validation"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import { conversationFixture } from "./ConversationsSuite.js"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** Messages (D28, D29, D34, D35). */
 export const messagesSuite = (adapter: Adapter) =>
   describe(`Messages (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("senders must exist in the workspace; a customer sender must be the conversation's (D29)", () =>
       Effect.gen(function*() {

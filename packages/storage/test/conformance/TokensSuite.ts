@@ -3,12 +3,12 @@ import { CreateApiToken } from "@support-engine/core/ApiToken"
 import { Events, ListEvents } from "@support-engine/core/Events"
 import { Tokens } from "@support-engine/core/Workspaces"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** D9, D10: token issuing, authentication, expiry, revocation; abilities on the event log (D45). */
 export const tokensSuite = (adapter: Adapter) =>
   describe(`Tokens (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("issues a token of the form <id>|<40 url-safe chars> that authenticates to its workspace (D9)", () =>
       Effect.gen(function*() {

@@ -18,12 +18,12 @@ import { TrainingRepo } from "@support-engine/core/TrainingRepo"
 import { decodeRequest } from "@support-engine/core/Validation"
 import { DateTime, Duration, Effect, Layer, Schedule, TestClock, TestServices } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
-import { type Adapter, as, codeOf, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** Training data (D20, D30, D31, D34, D35). */
 export const trainingSuite = (adapter: Adapter) =>
   describe(`Training (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
     /** The engine with a processor that fails every item. */
     const failingEngine = EngineServices.pipe(
       Layer.provideMerge(Layer.succeed(TrainingProcessor, {

@@ -8,7 +8,7 @@ import { Transactor } from "@support-engine/core/Transactor"
 import { Webhook, type WebhookEventType } from "@support-engine/core/Webhook"
 import { type ClaimedDelivery, DeliveryOutcome, DeliveryQueue, WebhookRepo } from "@support-engine/core/WebhookRepo"
 import { DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
-import { type Adapter, as, engineLayer, makeWorkspace } from "./Harness.js"
+import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 const absolute = (millis: number) => DateTime.unsafeMake(millis)
 
@@ -81,7 +81,7 @@ const webhookOf = (workspaceId: WorkspaceId, webhook: Webhook) =>
 /** Webhook storage (D36-D38, D43): fan-out in the event's transaction, leased claims, outcomes, the log. */
 export const webhooksSuite = (adapter: Adapter) =>
   describe(`Webhooks storage (${adapter.name})`, () => {
-    const provide = Effect.provide(engineLayer(adapter))
+    const provide = provideEngine(adapter)
 
     it.effect("an event becomes one delivery per active subscribed webhook of its workspace (D37)", () =>
       Effect.gen(function*() {

@@ -1,0 +1,24 @@
+/**
+ * The conformance suite on SQLite with tracing off (core's Tracing.ts), as the standalone server and the Promise
+ * facade run: services skip their spans and statements take the client's direct path (SqliteClient.ts), which
+ * the traced run (sqlite.test.ts) never enters. A file of its own: run after the traced suites in one file, the
+ * untraced tests shared one TestClock (see docs/performance.md).
+ */
+import { afterAll } from "@effect/vitest"
+import { StorageLive } from "@support-engine/storage/Storage"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { conformance } from "./conformance/Conformance.js"
+import type { Adapter } from "./conformance/Harness.js"
+
+const dir = mkdtempSync(join(tmpdir(), "support-engine-sqlite-untraced-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const adapter: Adapter = {
+  name: "sqlite, untraced",
+  storage: () => StorageLive(`file:${join(dir, "support.db")}`),
+  untraced: true
+}
+
+conformance(adapter)
