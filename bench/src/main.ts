@@ -100,8 +100,6 @@ const buildServers = () => {
   const build = (args: ReadonlyArray<string>) =>
     execFileSync(process.execPath, ["packages/cli/build.mjs", ...args], { cwd: root, stdio: "inherit" })
   build([])
-  // Chunk names change with their contents: start from an empty directory so old ones do not pile up.
-  rmSync(join(root, "bench/build/servers"), { recursive: true, force: true })
   build(["bench/build/servers", ...SERVERS.map((kind) => `bench/src/servers/${kind}.ts`)])
 }
 

@@ -10,7 +10,7 @@
  * fails.
  */
 import { build } from "esbuild"
-import { readFile } from "node:fs/promises"
+import { readFile, rm } from "node:fs/promises"
 import { basename, dirname, extname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -33,12 +33,16 @@ const scalarOutOfIndex = {
 }
 
 const [outdir, ...entries] = process.argv.slice(2)
+const out = outdir === undefined ? join(here, "dist") : resolve(outdir)
+
+// Chunk names carry content hashes: without this, every build would leave the previous build's chunks behind.
+await rm(out, { recursive: true, force: true })
 
 await build({
   entryPoints: outdir === undefined
     ? { "support-engine": join(here, "src/bin.ts") }
     : Object.fromEntries(entries.map((entry) => [basename(entry, extname(entry)), resolve(entry)])),
-  outdir: outdir === undefined ? join(here, "dist") : resolve(outdir),
+  outdir: out,
   outExtension: { ".js": ".mjs" },
   splitting: true,
   bundle: true,

@@ -4,7 +4,9 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
 import type { HttpApi, HttpRouter } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+// The module itself, not the package index: through the index the bundle keeps all of NodeHttpServer, whose test
+// layer pulls in undici (docs/performance.md, start-up).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Agents } from "@support-engine/core/Agents"
 import type { Companies } from "@support-engine/core/Companies"
 import type { Conversations } from "@support-engine/core/Conversations"

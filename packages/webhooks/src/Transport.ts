@@ -4,10 +4,10 @@
  * the address the socket connects to is checked again (a host name that changed its answer since the webhook was
  * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
  */
-import { Context, Data, Duration, Effect, Exit, Layer, Runtime } from "effect"
+import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref, Runtime } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { isIP } from "node:net"
-import { Agent } from "undici"
+import type { Agent } from "undici"
 import { hostOf, HostResolver, isRefusedAddress } from "./UrlPolicy.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 
@@ -41,15 +41,29 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
       const resolver = yield* HostResolver
       const runtime = yield* Effect.runtime<never>()
       const timeout = Duration.toMillis(config.timeout)
-      const agent = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          new Agent({
-            headersTimeout: timeout,
-            bodyTimeout: timeout,
-            connect: { timeout, lookup: guardedLookup(resolver, runtime, config.allowPrivate) }
-          })
-        ),
-        (agent) => Effect.promise(() => agent.destroy())
+      // undici is loaded, and the agent made, with the first attempt: loading it was about a tenth of the
+      // executable's start-up (docs/performance.md), and a server may have nothing to deliver for a long while.
+      const made = yield* Ref.make(Option.none<Agent>())
+      yield* Effect.addFinalizer(() =>
+        Effect.flatMap(
+          Ref.get(made),
+          (agent) => Option.isSome(agent) ? Effect.promise(() => agent.value.destroy()) : Effect.void
+        )
+      )
+      const agent = yield* Effect.cached(
+        Effect.promise(() => import("undici")).pipe(
+          // undici is CommonJS: `default` is its exports under Node and in the bundle alike, where esbuild gives a
+          // dynamically imported CommonJS module no named exports.
+          Effect.map((undici) =>
+            new undici.default.Agent({
+              headersTimeout: timeout,
+              bodyTimeout: timeout,
+              connect: { timeout, lookup: guardedLookup(resolver, runtime, config.allowPrivate) }
+            })
+          ),
+          Effect.tap((agent) => Ref.set(made, Option.some(agent))),
+          Effect.uninterruptible
+        )
       )
 
       const send = (request: TransportRequest) =>
@@ -60,7 +74,7 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
           if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
             return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
           }
-          return yield* post(url, request)
+          return yield* post(yield* agent, url, request)
         })
 
       /**
@@ -68,7 +82,7 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
        * the socket's clock rather than `Effect.timeoutFail`, which races a second fiber against every attempt and
        * cost more than the rest of the attempt's bookkeeping (docs/performance.md, Webhooks).
        */
-      const post = (url: URL, request: TransportRequest) =>
+      const post = (agent: Agent, url: URL, request: TransportRequest) =>
         Effect.async<TransportResponse, TransportError>((resume) => {
           const controller = new AbortController()
           let timedOut = false
