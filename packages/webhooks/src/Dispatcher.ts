@@ -15,7 +15,19 @@ import {
   type Completion,
   DeliveryQueue
 } from "@support-engine/core/WebhookRepo"
-import { Chunk, type ConfigError, DateTime, Duration, Effect, FiberSet, Layer, Option, Queue, Schedule } from "effect"
+import {
+  Cause,
+  Chunk,
+  type ConfigError,
+  DateTime,
+  Duration,
+  Effect,
+  FiberSet,
+  Layer,
+  Option,
+  Queue,
+  Schedule
+} from "effect"
 import { type AttemptResult, decide } from "./Rules.js"
 import { signDelivery } from "./Signer.js"
 import { WebhookTransport } from "./Transport.js"
@@ -121,6 +133,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       })
     )
 
+    const freeSlot = Effect.suspend(() => {
+      running--
+      return slotFreed.offer(undefined)
+    })
+
     const attempt = (claimed: ClaimedDelivery) =>
       Effect.gen(function*() {
         const attemptedAt = yield* DateTime.now
@@ -146,13 +163,17 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         const outcome = decide(result, claimed.roundAttempts + 1, config, finishedAt)
         yield* finished.offer({ claimed, attempt: record, outcome })
       }).pipe(
+        // A defect (a bug, not an answer): logged, and the slot freed so the dispatcher keeps its concurrency; the
+        // attempt is not recorded, so D38's counts stay the receiver's, and the delivery is due again when its lease
+        // ends.
+        Effect.catchAllDefect((defect) =>
+          Effect.zipRight(
+            Effect.logError("webhook attempt failed unexpectedly; retried when its lease ends", Cause.die(defect)),
+            freeSlot
+          )
+        ),
         // Stopped before it finished: nothing to record, the lease is given back on close.
-        Effect.onInterrupt(() =>
-          Effect.suspend(() => {
-            running--
-            return slotFreed.offer(undefined)
-          })
-        )
+        Effect.onInterrupt(() => freeSlot)
         // No span per attempt: at thousands of attempts a second it cost more than the attempt's own bookkeeping.
         // The recorder's span covers each batch, and every attempt is in the delivery's log.
       )

@@ -376,4 +376,29 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         yield* attemptsAre(principal, webhook.id, (ds) => ds[0]?.status === "delivered")
       }).pipe(Effect.provide(servicesLayer(transport.layer, clockSettings)))
     }))
+
+  it.effect("an attempt that dies of a defect frees its slot; its delivery is tried again when the lease ends", () =>
+    Effect.gen(function*() {
+      // One slot: a leaked slot would stop every later delivery.
+      const transport = yield* scriptedTransport((n) => n === 1 ? Effect.die(new Error("a bug")) : answer(204))
+      yield* Effect.gen(function*() {
+        const { principal } = yield* makeWorkspace()
+        const webhook = yield* subscribe().pipe(as(principal))
+        yield* record("agent.deleted", { id: "a" }).pipe(as(principal))
+        const first = yield* next(transport.received)
+        yield* record("agent.deleted", { id: "b" }).pipe(as(principal))
+        const second = yield* next(transport.received)
+        assert.notStrictEqual(second.body["id"], first.body["id"], "the other delivery went out in the freed slot")
+        // The defect is not an attempt: nothing is logged against the receiver, the lease (10 s + 5 s) runs out.
+        yield* attemptsAre(principal, webhook.id, (ds) => ds.filter((d) => d.status === "delivered").length === 1)
+        yield* nothingBefore(transport.received, 15_000)
+        const again = yield* next(transport.received)
+        assert.strictEqual(again.body["id"], first.body["id"])
+        yield* attemptsAre(
+          principal,
+          webhook.id,
+          (ds) => ds.length === 2 && ds.every((d) => d.status === "delivered" && d.attempts === 1)
+        )
+      }).pipe(Effect.provide(withDispatcher(transport.layer, { ...clockSettings, concurrency: 1 })))
+    }))
 })
