@@ -7,23 +7,55 @@
  * about 20 us of a service call that otherwise costs a few (docs/performance.md). Where nothing can collect a span
  * (the standalone server, the Promise facade) the engine runs with tracing off, and these calls skip that work.
  */
-import { Effect, FiberRef } from "effect"
+import { Effect, Fiber, FiberRef, Option } from "effect"
 import type { YieldWrap } from "effect/Utils"
 
 /** Whether the current fiber traces. */
 export const enabled: Effect.Effect<boolean> = FiberRef.get(FiberRef.currentTracerEnabled)
 
 /**
- * `Effect.fn(name)(body)` with tracing on, `Effect.fnUntraced(body)` with it off: the same body, the same
- * result, and the span (with its call site) only when it can be recorded.
+ * Whether a call made now is traced: the calling fiber's setting. A call made outside any fiber (an effect built
+ * ahead and run later) counts as traced, which is always correct: its span is then a no-op if tracing is off.
+ */
+const tracingNow = (): boolean => {
+  const fiber = Fiber.getCurrentFiber()
+  return Option.isNone(fiber) || fiber.value.getFiberRef(FiberRef.currentTracerEnabled)
+}
+
+/**
+ * An error whose stack ends at the caller of the function calling this one. Its `stack` is only read (and
+ * formatted, the costly part) if the span fails, as `Effect.fn` does.
+ */
+const callerSite = (): Error => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 3
+  const site = new Error()
+  Error.stackTraceLimit = limit
+  return site
+}
+
+/** The caller's frame of a `callerSite()` error, formatted as `Effect.fn` formats its sites. */
+const frameOf = (site: Error): string => {
+  const frame = (site.stack ?? "").trim().split("\n")[3]?.trim() ?? ""
+  return frame.includes("(") ? frame : frame.replace(/at (.*)/, "at ($1)")
+}
+
+/**
+ * `Effect.fn(name)(body)` while the caller traces, `Effect.fnUntraced(body)` otherwise: the same body and result.
+ * The span is `Effect.fn`'s: named `name`, with the definition and the call site as its stack trace.
  */
 export const fn =
   (name: string) =>
   <Eff extends YieldWrap<Effect.Effect<unknown, unknown, unknown>>, AEff, Args extends Array<unknown>>(
     body: (...args: Args) => Generator<Eff, AEff, never>
   ) => {
-    const traced = Effect.fn(name)(body)
     const untraced = Effect.fnUntraced(body)
-    return (...args: Args): ReturnType<typeof traced> =>
-      Effect.flatMap(enabled, (on) => on ? traced(...args) : untraced(...args))
+    const definedAt = callerSite()
+    return (...args: Args): ReturnType<typeof untraced> => {
+      if (!tracingNow()) return untraced(...args)
+      const calledAt = callerSite()
+      return Effect.withSpan(untraced(...args), name, {
+        captureStackTrace: () => `${frameOf(definedAt)}\n${frameOf(calledAt)}`
+      })
+    }
   }

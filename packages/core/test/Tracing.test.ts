@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeRunner } from "@support-engine/core/Facade"
 import * as Tracing from "@support-engine/core/Tracing"
-import { Data, Effect, Layer, Option } from "effect"
+import { Data, Effect, Layer, Option, Tracer } from "effect"
 
 class Refused extends Data.TaggedError("Refused")<{ readonly n: number }> {}
 
@@ -29,6 +29,27 @@ describe("Tracing.fn", () => {
       assert.strictEqual(result.doubled, 4)
       assert.deepStrictEqual(result.span, Option.none())
     }).pipe(Effect.withTracerEnabled(false)))
+
+  it.effect("the span's stack trace is the definition and the call site, as Effect.fn's is", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* Effect.map(Effect.tracer, (inner) =>
+        Tracer.make({
+          span: (...args) => {
+            const span = inner.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: inner.context
+        }))
+      yield* Effect.flip(probe(3)).pipe(Effect.withTracer(tracer))
+      const probeSpan = spans.find((span) => span.name === "Probe.run")
+      assert.isDefined(probeSpan)
+      const trace = String(probeSpan!.attributes.get("code.stacktrace"))
+      const sites = trace.split("\n")
+      assert.strictEqual(sites.length, 2, trace)
+      for (const site of sites) assert.include(site, "Tracing.test.ts", trace)
+    }))
 
   it.effect("a failure is the same typed error either way", () =>
     Effect.gen(function*() {
