@@ -102,8 +102,8 @@ export const listenConfig = Config.all({
 
 /**
  * Tracing off (core's Tracing.ts) for everything built after it: the standalone server has no tracer to give
- * spans to, and making them cost about a third of a request (docs/performance.md). Hosts that trace serve
- * `HttpLive` or a handler below, which keep Effect's default.
+ * spans to, and making them (with the statement scopes that go with them) cost about two fifths of a GET
+ * (docs/performance.md). Hosts that trace serve `HttpLive` or a handler below, which keep Effect's default.
  */
 export const Untraced: Layer.Layer<never> = Layer.setTracerEnabled(false)
 
