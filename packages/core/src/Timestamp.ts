@@ -4,9 +4,15 @@
  */
 import { DateTime, Effect, ParseResult, Schema } from "effect"
 
-/** Formats a `DateTime` the way every response and webhook body shows it (D6). */
+/**
+ * Formats a `DateTime` the way every response and webhook body shows it (D6).
+ *
+ * Straight from `epochMillis`: `DateTime.toUtc` builds a new `DateTime` even for one that is already UTC, and
+ * with `formatIso` and a regular expression that cost 1.3 µs per timestamp against 0.5 here. A list page formats
+ * 60 (docs/performance.md). `toISOString` always ends in `Z`.
+ */
 export const formatTimestamp = (dt: DateTime.DateTime): string =>
-  DateTime.formatIso(DateTime.toUtc(dt)).replace(/Z$/, "+00:00")
+  `${new Date(dt.epochMillis).toISOString().slice(0, -1)}+00:00`
 
 /** Accepts any ISO 8601 / RFC 3339 date-time string; encodes in the D6 form. */
 export const Timestamp = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
