@@ -17,6 +17,7 @@ import {
 import { ValidationError } from "@support-engine/core/Errors"
 import { IdGenerator } from "@support-engine/core/IdGenerator"
 import { Cause, Config, type ConfigError, Context, Effect, Inspectable, Layer, Option, Predicate, Stream } from "effect"
+import { Readable } from "node:stream"
 import { Api } from "./Api.js"
 import { fieldErrorsFromIssues, HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
 
@@ -83,20 +84,66 @@ const readAtMost = (request: HttpServerRequest.HttpServerRequest, limit: number)
   Effect.suspend(() => {
     const declared = Number(request.headers["content-length"])
     if (Number.isFinite(declared) && declared > limit) return Effect.fail(HttpFailure.payloadTooLarge(limit))
+    return request.source instanceof Readable ? readNode(request.source, limit) : readStream(request, limit)
+  })
+
+/** Where the next chunk goes: kept, counted only, or the end of reading (a 413). */
+const accept = (size: number, limit: number): "keep" | "drain" | "abandon" =>
+  size > 2 * limit ? "abandon" : size > limit ? "drain" : "keep"
+
+const bodyOf = (chunks: ReadonlyArray<Uint8Array>, size: number, limit: number) =>
+  size > limit ? Effect.fail(HttpFailure.payloadTooLarge(limit)) : Effect.succeed(Buffer.concat(chunks))
+
+/**
+ * Node's request, read by its own events. The platform's `request.stream` runs a `Stream` (a channel, a queue and
+ * fibers) for what is one small chunk on almost every request: measured, a tenth of a create's CPU
+ * (docs/performance.md). Same rules as `readStream`; an abandoned request is destroyed, as the platform's stream
+ * does when it is abandoned.
+ */
+const readNode = (source: Readable, limit: number): Effect.Effect<Buffer, HttpFailure> =>
+  Effect.async<Buffer, HttpFailure>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const finish = (result: Effect.Effect<Buffer, HttpFailure>) => {
+      stop()
+      resume(result)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      const next = accept(size, limit)
+      if (next === "keep") chunks.push(chunk)
+      if (next === "abandon") {
+        finish(Effect.fail(HttpFailure.payloadTooLarge(limit)))
+        source.destroy()
+      }
+    }
+    const onEnd = () => finish(bodyOf(chunks, size, limit))
+    // The client went away or sent a broken stream: there is no body to parse.
+    const onBroken = () => finish(Effect.fail(HttpFailure.malformedJson))
+    const stop = () => {
+      source.off("data", onData).off("end", onEnd).off("error", onBroken).off("close", onBroken)
+    }
+    if (source.destroyed) return onBroken()
+    source.on("data", onData).on("end", onEnd).on("error", onBroken).on("close", onBroken)
+    return Effect.sync(stop)
+  })
+
+/** Any other request (a web `Request` under `makeWebHandler`), through the platform's stream. */
+const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let size = 0
     return request.stream.pipe(
       Stream.runForEach((chunk) => {
         size += chunk.length
-        if (size > 2 * limit) return Effect.fail(HttpFailure.payloadTooLarge(limit))
-        if (size <= limit) chunks.push(chunk)
+        const next = accept(size, limit)
+        if (next === "abandon") return Effect.fail(HttpFailure.payloadTooLarge(limit))
+        if (next === "keep") chunks.push(chunk)
         return Effect.void
       }),
       // The client went away or sent a broken stream: there is no body to parse.
       Effect.catchTag("RequestError", () => Effect.fail(HttpFailure.malformedJson)),
-      Effect.flatMap(() =>
-        size > limit ? Effect.fail(HttpFailure.payloadTooLarge(limit)) : Effect.succeed(Buffer.concat(chunks))
-      )
+      Effect.flatMap(() => bodyOf(chunks, size, limit))
     )
   })
 

@@ -54,6 +54,43 @@ describe("hosting", () => {
       yield* Effect.promise(dispose)
     }))
 
+  it.live("makeWebHandler applies the D7 body rules to web Requests: 413 past the limit, 400 for broken JSON", () =>
+    Effect.gen(function*() {
+      const token = yield* provision("web-body")
+      const { dispose, handler } = makeWebHandler(engineLayer("web-body"))
+      const post = (body: string | ReadableStream<Uint8Array>, extra: Record<string, string> = {}) =>
+        Effect.promise(() =>
+          handler(
+            new Request("http://host.test/v1/companies", {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...extra },
+              body,
+              duplex: "half"
+            } as RequestInit)
+          )
+        )
+      const megabyte = new TextEncoder().encode("x".repeat(1_048_576))
+      // No Content-Length: the limit (1 MiB, D41's default) is found while reading, draining and then abandoning.
+      for (const pieces of [2, 3]) {
+        let sent = 0
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ < pieces) controller.enqueue(megabyte)
+            else controller.close()
+          }
+        })
+        const response = yield* post(body)
+        assert.strictEqual(response.status, 413, `${pieces} MiB`)
+        assert.strictEqual(
+          ((yield* Effect.promise(() => response.json())) as { code: string }).code,
+          "PAYLOAD_TOO_LARGE"
+        )
+      }
+      assert.strictEqual((yield* post("{not json")).status, 400)
+      assert.strictEqual((yield* post(JSON.stringify({ name: "Globex" }))).status, 201)
+      yield* Effect.promise(dispose)
+    }))
+
   it.live("makeNodeHandler mounts in an existing node:http server beside the host's own routes", () =>
     Effect.gen(function*() {
       const token = yield* provision("node")

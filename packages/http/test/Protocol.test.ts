@@ -5,7 +5,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Companies } from "@support-engine/core/Companies"
 import { PersistenceError } from "@support-engine/core/Errors"
-import { Effect, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { ENDPOINTS } from "./Endpoints.js"
 import { engineLayer, envelope, raw, serverLayer, tenant } from "./Harness.js"
 
@@ -119,6 +119,28 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
         assert.strictEqual(response.status, 413)
         const fits = yield* raw("POST", "/v1/companies", { token, json: { name: "x".repeat(200) } })
         assert.strictEqual(fits.status, 201)
+      }))
+
+    it.effect("past twice the limit the request is abandoned, and the server goes on serving (D7)", () =>
+      Effect.gen(function*() {
+        const { token } = yield* tenant()
+        const chunk = new TextEncoder().encode("x".repeat(LIMIT))
+        let sent = 0
+        // Sent in pieces, without Content-Length: the server reads its own events (Middleware.ts, readNode).
+        const flood = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ < 4) controller.enqueue(chunk)
+            else controller.close()
+          }
+        })
+        const abandoned = yield* Effect.exit(
+          raw("POST", "/v1/companies", { token, stream: flood, headers: { "content-type": "application/json" } })
+        )
+        // Either the 413 arrives before the connection is dropped, or the client sees the drop.
+        if (Exit.isSuccess(abandoned)) assert.strictEqual(abandoned.value.status, 413)
+        else assert.include(String(Cause.squash(abandoned.cause)), "fetch failed")
+        const after = yield* raw("POST", "/v1/companies", { token, json: { name: "Still here" } })
+        assert.strictEqual(after.status, 201)
       }))
 
     it.effect("404 ROUTE_NOT_FOUND for an unknown path, with or without a token (D12)", () =>
