@@ -25,6 +25,21 @@ describe("IdGenerator (D4, D5)", () => {
       assert.isTrue(made[499]!.startsWith("00000000-0004-7"))
     }).pipe(Effect.provide(IdGenerator.Default)))
 
+  it.effect("each millisecond's first id draws fresh random bits, across refills of the pool", () =>
+    Effect.gen(function*() {
+      const ids = yield* IdGenerator
+      const randomParts = new Set<string>()
+      // 1,000 milliseconds draw 10,000 bytes: the 4 KiB pool is refilled twice on the way.
+      for (let i = 0; i < 1000; i++) {
+        randomParts.add((yield* ids.uuid).slice(15).replace("-", ""))
+        yield* TestClock.adjust(Duration.millis(1))
+      }
+      assert.strictEqual(randomParts.size, 1000)
+      const secrets = new Set<string>()
+      for (let i = 0; i < 100; i++) secrets.add(Buffer.from(yield* ids.secret(32)).toString("hex"))
+      assert.strictEqual(secrets.size, 100)
+    }).pipe(Effect.provide(IdGenerator.Default)))
+
   it.effect("the deterministic generator follows TestRandom and TestClock", () =>
     Effect.gen(function*() {
       const ids = yield* IdGenerator
