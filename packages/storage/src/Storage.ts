@@ -3,7 +3,6 @@
  * core services: `StorageLive(url)` for a URL, or `layerFromClient` over a client it already has.
  */
 import type { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import type { AgentRepo } from "@support-engine/core/AgentRepo"
 import type { ArticleRepo } from "@support-engine/core/ArticleRepo"
 import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
@@ -74,12 +73,23 @@ export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.ef
   migrate.pipe(Effect.withSpan("Storage.migrate"))
 ).pipe(Layer.orDie)
 
-/** The SQL client a database URL names (D41). */
+/**
+ * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL: `pg`
+ * probes for Cloudflare's runtime when it is loaded by reading the global `Response`, which makes Node load its own
+ * copy of undici (fetch). That was about 30 ms of every start on SQLite (docs/performance.md), and it kept the
+ * bundle from being put in a V8 startup snapshot (the snapshot builder has no WebAssembly, which undici's HTTP
+ * parser needs).
+ */
 export const clientLayer = (url: string): Layer.Layer<SqlClient.SqlClient> => {
   const parsed = parseDatabaseUrl(url)
   return parsed._tag === "Sqlite"
     ? sqliteLayer(parsed.filename)
-    : PgClient.layer({ url: Redacted.make(parsed.url) }).pipe(Layer.orDie)
+    : Layer.unwrapEffect(
+      Effect.map(
+        Effect.promise(() => import("@effect/sql-pg")),
+        ({ PgClient }) => PgClient.layer({ url: Redacted.make(parsed.url) })
+      )
+    ).pipe(Layer.orDie)
 }
 
 /** Repositories on an existing client, migrated first. */
