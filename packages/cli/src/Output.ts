@@ -2,7 +2,6 @@
  * What the CLI prints: results on stdout (one JSON object with `--json`, D40, else a short sentence), failures on
  * stderr as one readable message, validation failures with one line per option.
  */
-import { ValidationError as CliValidationError } from "@effect/cli"
 import { ValidationError } from "@support-engine/core/Errors"
 import { Cause, ConfigError, Console, Effect, Predicate, Schema } from "effect"
 
@@ -31,7 +30,11 @@ export const asOptions = (options: Readonly<Record<string, string>>) => (error: 
 }
 
 /** Whether @effect/cli has already printed this failure (with the usage it came from). */
-const isUsageError = (u: unknown): boolean => CliValidationError.isValidationError(u)
+/**
+ * @effect/cli's `ValidationError.isValidationError`, by its type id: importing @effect/cli here would load it at every
+ * start of `serve`, which does not use it (main.ts).
+ */
+const isUsageError = (u: unknown): boolean => Predicate.hasProperty(u, Symbol.for("@effect/cli/ValidationError"))
 
 const hasMessage = (u: unknown): u is { readonly message: string } =>
   Predicate.hasProperty(u, "message") && typeof u.message === "string" && u.message.length > 0
