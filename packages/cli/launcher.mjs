@@ -19,36 +19,45 @@ import { Script } from "node:vm"
 const dir = dirname(fileURLToPath(import.meta.url))
 const file = join(dir, "support-engine.cjs")
 const cacheFile = `${file}.cache`
-// bin.ts's hashbang line is only valid at the very start of a script, not inside the wrapper below.
-const source = readFileSync(file, "utf8").replace(/^#!.*/, "")
-let cachedData
-try {
-  cachedData = readFileSync(cacheFile)
-} catch {
-  cachedData = undefined
-}
-// The wrapper Node's own CommonJS loader puts around a module, on the bundle's first line so that its line numbers
-// (stack traces, source map) stay right.
-const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-  filename: file,
-  cachedData
-})
-const writeCache = () => {
-  const temporary = `${cacheFile}.${process.pid}`
+
+/** Compiles the bundle through the code cache, writing the cache when there is none that V8 accepts. */
+const runCached = () => {
+  // bin.ts's hashbang line is only valid at the very start of a script, not inside the wrapper below.
+  const source = readFileSync(file, "utf8").replace(/^#!.*/, "")
+  let cachedData
   try {
-    writeFileSync(temporary, script.createCachedData())
-    renameSync(temporary, cacheFile)
+    cachedData = readFileSync(cacheFile)
   } catch {
-    rmSync(temporary, { force: true })
+    cachedData = undefined
   }
+  // The wrapper Node's own CommonJS loader puts around a module, on the bundle's first line so that its line numbers
+  // (stack traces) stay right.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData
+  })
+  const writeCache = () => {
+    const temporary = `${cacheFile}.${process.pid}`
+    try {
+      writeFileSync(temporary, script.createCachedData())
+      renameSync(temporary, cacheFile)
+    } catch {
+      rmSync(temporary, { force: true })
+    }
+  }
+  if (process.env.SUPPORT_ENGINE_WRITE_CODE_CACHE === "1") {
+    // The build's training start (build.mjs): the cache then holds what a whole start of `serve` compiled.
+    process.once("exit", writeCache)
+  } else if (cachedData === undefined || script.cachedDataRejected === true) {
+    // Without a usable cache (one built by another Node version or with other V8 flags), a start that lives a few
+    // seconds writes one. A short command (`token create`) exits before: such a start would add little to it.
+    setTimeout(writeCache, 3_000).unref()
+  }
+  const module = { exports: {} }
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dir)
 }
-if (process.env.SUPPORT_ENGINE_WRITE_CODE_CACHE === "1") {
-  // The build's training start (build.mjs): the cache then holds what a whole start of `serve` compiled.
-  process.once("exit", writeCache)
-} else if (cachedData === undefined || script.cachedDataRejected === true) {
-  // Without a usable cache (one built by another Node version or with other V8 flags), a start that lives a few
-  // seconds writes one. A short command (`token create`) exits before: such a start would add little to it.
-  setTimeout(writeCache, 3_000).unref()
-}
-const module = { exports: {} }
-script.runInThisContext()(module.exports, createRequire(file), module, file, dir)
+
+// Node applies source maps (`--enable-source-maps`) only to what its own loaders load, not to a `vm.Script`: with
+// them on, the bundle is loaded as a plain CommonJS module, without the cache, so stack traces name source lines.
+if (process.sourceMapsEnabled) createRequire(import.meta.url)(file)
+else runCached()
