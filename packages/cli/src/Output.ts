@@ -29,10 +29,10 @@ export const asOptions = (options: Readonly<Record<string, string>>) => (error: 
   return new ValidationError({ errors })
 }
 
-/** Whether @effect/cli has already printed this failure (with the usage it came from). */
 /**
- * @effect/cli's `ValidationError.isValidationError`, by its type id: importing @effect/cli here would load it at every
- * start of `serve`, which does not use it (main.ts).
+ * Whether @effect/cli has already printed this failure (with the usage it came from): its
+ * `ValidationError.isValidationError`, by the type id, since importing @effect/cli here would load it at every start
+ * of `serve`, which does not use it (main.ts).
  */
 const isUsageError = (u: unknown): boolean => Predicate.hasProperty(u, Symbol.for("@effect/cli/ValidationError"))
 

@@ -76,9 +76,7 @@ export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.ef
 /**
  * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL: `pg`
  * probes for Cloudflare's runtime when it is loaded by reading the global `Response`, which makes Node load its own
- * copy of undici (fetch). That was about 30 ms of every start on SQLite (docs/performance.md), and it kept the
- * bundle from being put in a V8 startup snapshot (the snapshot builder has no WebAssembly, which undici's HTTP
- * parser needs).
+ * copy of undici (fetch). That was about 30 ms of every start on SQLite (docs/performance.md, item 17).
  */
 export const clientLayer = (url: string): Layer.Layer<SqlClient.SqlClient> => {
   const parsed = parseDatabaseUrl(url)
