@@ -5,16 +5,22 @@
  * per operation; tracing off by design). Every read includes turning the result into the JSON text a response
  * would carry.
  */
-import { CreateConversation } from "@support-engine/core/Conversation"
-import { Conversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { Customer, ListCustomers } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { ApiTokenId, CustomerId, OrganizationId, WorkspaceId } from "@support-engine/core/Ids"
-import { PageSchema } from "@support-engine/core/Pagination"
-import { Actor, Principal } from "@support-engine/core/Principal"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { createSupportEngine } from "@support-engine/storage/SupportEngine"
+import {
+  Actor,
+  ApiTokenId,
+  Conversation,
+  Conversations,
+  CreateConversation,
+  Customer,
+  CustomerId,
+  Customers,
+  ListCustomers,
+  OrganizationId,
+  PageSchema,
+  Principal,
+  WorkspaceId
+} from "@support-engine/core"
+import { createSupportEngine, engineLayer } from "@support-engine/storage"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { performance } from "node:perf_hooks"
 import { percentile } from "./Load.js"

@@ -8,14 +8,9 @@
  * one seeded file: one workspace and one webhook made through the services, then events and their pending
  * deliveries bulk-inserted in one transaction, as the outbox would have left them.
  */
-import { Actor, Principal, type PrincipalShape } from "@support-engine/core/Principal"
-import { CreateWebhook } from "@support-engine/core/Webhook"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Workspaces } from "@support-engine/core/Workspaces"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
-import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { Actor, CreateWebhook, CreateWorkspace, Principal, type PrincipalShape, Workspaces } from "@support-engine/core"
+import { engineLayer } from "@support-engine/storage"
+import { HostResolver, WebhookConfig, Webhooks } from "@support-engine/webhooks"
 import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, fork } from "node:child_process"

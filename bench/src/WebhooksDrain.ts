@@ -105,8 +105,8 @@ const sampler = (request: DrainRequest, start: number) => {
 
 const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   // Loaded here, so that the raw loop's process starts without the engine's module graph.
-  const { engineLayer } = await import("@support-engine/storage/SupportEngine")
-  const { DispatcherLive } = await import("@support-engine/webhooks/Dispatcher")
+  const { engineLayer } = await import("@support-engine/storage")
+  const { DispatcherLive } = await import("@support-engine/webhooks")
   const { Effect, Exit, Layer, ManagedRuntime, Scope } = await import("effect")
   // Untraced, as the standalone server runs it (http's `Untraced`; core's Tracing.ts).
   const runtime = ManagedRuntime.make(

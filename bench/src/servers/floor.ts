@@ -7,11 +7,8 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Conversation, CreateConversation } from "@support-engine/core/Conversation"
-import { Customer } from "@support-engine/core/Customer"
-import { ConversationId, CustomerId } from "@support-engine/core/Ids"
-import { ListEnvelope, listQuery } from "@support-engine/http/Lists"
-import { payload } from "@support-engine/http/Requests"
+import { Conversation, ConversationId, CreateConversation, Customer, CustomerId } from "@support-engine/core"
+import { ListEnvelope, listQuery, payload } from "@support-engine/http"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
 import { ready, serverConfig } from "./Common.js"

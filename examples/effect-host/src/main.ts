@@ -9,21 +9,26 @@
  */
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { CreateConversation, UpdateConversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { Events, ListEvents } from "@support-engine/core/Events"
-import { CreateMessage } from "@support-engine/core/Message"
-import { Messages } from "@support-engine/core/Messages"
-import { type Ability, Principal } from "@support-engine/core/Principal"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { makeClient } from "@support-engine/http/Client"
-import { ServerLive } from "@support-engine/http/Server"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { DispatcherBackground } from "@support-engine/webhooks/Dispatcher"
+import {
+  type Ability,
+  Conversations,
+  CreateApiToken,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
+  CreateWorkspace,
+  Customers,
+  Events,
+  ListEvents,
+  Messages,
+  Principal,
+  Tokens,
+  UpdateConversation,
+  Workspaces
+} from "@support-engine/core"
+import { makeClient, ServerLive } from "@support-engine/http"
+import { engineLayer } from "@support-engine/storage"
+import { DispatcherBackground } from "@support-engine/webhooks"
 import { Config, ConfigProvider, Console, Effect, Layer, Redacted } from "effect"
 
 /**

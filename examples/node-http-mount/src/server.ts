@@ -2,9 +2,9 @@
  * An existing plain node:http server (no Effect in its own code) that mounts the support-engine API beside its own
  * routes. `makeNodeHandler` turns the engine into a `(req, res)` listener; the host decides which requests it gets.
  */
-import { makeNodeHandler } from "@support-engine/http/Server"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { DispatcherBackground } from "@support-engine/webhooks/Dispatcher"
+import { makeNodeHandler } from "@support-engine/http"
+import { engineLayer } from "@support-engine/storage"
+import { DispatcherBackground } from "@support-engine/webhooks"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 

@@ -15,26 +15,27 @@
  * starts its sleep after the clock moved sleeps from the new time and misses the wake-up (`asleepUntil` below).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { EngineServices } from "@support-engine/core/Engine"
-import { IdGenerator } from "@support-engine/core/IdGenerator"
-import type { WebhookId } from "@support-engine/core/Ids"
-import { Principal, type PrincipalShape } from "@support-engine/core/Principal"
-import { Training, TrainingWorker } from "@support-engine/core/Training"
-import { CreateTrainingData } from "@support-engine/core/TrainingData"
-import { TrainingProcessor } from "@support-engine/core/TrainingProcessor"
-import { CreateWebhook, ListWebhookDeliveries } from "@support-engine/core/Webhook"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { StorageLive } from "@support-engine/storage/Storage"
-import { Dispatcher } from "@support-engine/webhooks/Dispatcher"
-import { verify } from "@support-engine/webhooks/Receiver"
-import { WebhookTransport } from "@support-engine/webhooks/Transport"
-import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
-import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  CreateApiToken,
+  CreateCustomer,
+  CreateTrainingData,
+  CreateWebhook,
+  CreateWorkspace,
+  Customers,
+  EngineServices,
+  IdGenerator,
+  ListWebhookDeliveries,
+  Principal,
+  type PrincipalShape,
+  Tokens,
+  Training,
+  TrainingProcessor,
+  TrainingWorker,
+  type WebhookId,
+  Workspaces
+} from "@support-engine/core"
+import { StorageLive } from "@support-engine/storage"
+import { Dispatcher, HostResolver, verify, WebhookConfig, Webhooks, WebhookTransport } from "@support-engine/webhooks"
 import { Chunk, DateTime, Duration, Effect, Layer, Queue, Redacted, TestClock, TestServices } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"

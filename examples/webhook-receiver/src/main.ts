@@ -7,23 +7,28 @@
  * `pnpm start -- --listen [--port 4000]` with `WEBHOOK_SECRET=whsec_…`: the receiver alone, for deliveries from a
  * running engine (`pnpm start` at the repository root, see README.md). Runs until Ctrl-C.
  */
-import { CreateConversation, UpdateConversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { CreateMessage } from "@support-engine/core/Message"
-import { Messages } from "@support-engine/core/Messages"
-import { Principal } from "@support-engine/core/Principal"
-import { CreateWebhook } from "@support-engine/core/Webhook"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Workspaces } from "@support-engine/core/Workspaces"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { Dispatcher } from "@support-engine/webhooks/Dispatcher"
-import type { WebhookPayload } from "@support-engine/webhooks/Receiver"
-import { WebhookTransport } from "@support-engine/webhooks/Transport"
-import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
-import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  Conversations,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
+  CreateWebhook,
+  CreateWorkspace,
+  Customers,
+  Messages,
+  Principal,
+  UpdateConversation,
+  Workspaces
+} from "@support-engine/core"
+import { engineLayer } from "@support-engine/storage"
+import {
+  Dispatcher,
+  HostResolver,
+  WebhookConfig,
+  type WebhookPayload,
+  Webhooks,
+  WebhookTransport
+} from "@support-engine/webhooks"
 import { Deferred, Duration, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -2,8 +2,7 @@
  * A webhook receiver in plain Node (no Effect): verify the raw bytes first (D39), dedupe by delivery id, answer 2xx
  * fast, then do the work.
  */
-import type { WebhookPayload } from "@support-engine/webhooks/Receiver"
-import { verifySync, WebhookVerificationError } from "@support-engine/webhooks/Receiver"
+import { verifySync, type WebhookPayload, WebhookVerificationError } from "@support-engine/webhooks"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 

@@ -4,8 +4,7 @@
  * (`HttpConfig.fromEnv`) by the http package's `ServerLive`, `SUPPORT_WEBHOOK_*` by the webhooks package's
  * `WebhookConfig.fromEnv`, `SUPPORT_DEFAULT_AGENT_MODEL` by core's `Agents`. docs/configuration.md lists them all.
  */
-import { parseDatabaseUrl } from "@support-engine/storage/Database"
-import { DatabaseUrlConfig } from "@support-engine/storage/SupportEngine"
+import { DatabaseUrlConfig, parseDatabaseUrl } from "@support-engine/storage"
 import type { Config } from "effect"
 
 /** `SUPPORT_DATABASE_URL` (default `file:./data/support.db`), as storage reads it. */

@@ -4,25 +4,28 @@
  * failures name the options the user typed.
  */
 import { Command, Options } from "@effect/cli"
-import { Agents } from "@support-engine/core/Agents"
-import { ApiToken } from "@support-engine/core/ApiToken"
-import { AgentId, ApiTokenId, WorkspaceId } from "@support-engine/core/Ids"
-import { Principal } from "@support-engine/core/Principal"
-import { formatTimestamp } from "@support-engine/core/Timestamp"
-import { decodeRequest } from "@support-engine/core/Validation"
-import { CreateWebhook, WebhookWithSecret } from "@support-engine/core/Webhook"
-import { User, Workspace } from "@support-engine/core/Workspace"
 import {
+  AgentId,
+  Agents,
+  ApiToken,
+  ApiTokenId,
+  CreateWebhook,
   decodeCreateApiToken,
   decodeCreateUser,
   decodeCreateWorkspace,
+  decodeRequest,
+  formatTimestamp,
+  Principal,
   Tokens,
+  User,
   Users,
+  WebhookWithSecret,
+  Workspace,
+  WorkspaceId,
   Workspaces
-} from "@support-engine/core/Workspaces"
-import { migrate } from "@support-engine/storage/Migrations"
-import { clientLayer } from "@support-engine/storage/Storage"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+} from "@support-engine/core"
+import { clientLayer, migrate } from "@support-engine/storage"
+import { Webhooks } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"

@@ -1,7 +1,6 @@
 /** The engines the CLI runs: core services over the storage `SUPPORT_DATABASE_URL` names (D41). */
-import { EngineLive, type EngineService } from "@support-engine/core/Engine"
-import { StorageLive, type StoragePorts } from "@support-engine/storage/Storage"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
+import { EngineLive, type EngineService } from "@support-engine/core"
+import { engineLayer, StorageLive, type StoragePorts } from "@support-engine/storage"
 import { type ConfigError, Effect, Layer } from "effect"
 import { databaseUrl } from "./CliConfig.js"
 

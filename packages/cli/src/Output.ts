@@ -2,7 +2,7 @@
  * What the CLI prints: results on stdout (one JSON object with `--json`, D40, else a short sentence), failures on
  * stderr as one readable message, validation failures with one line per option.
  */
-import { ValidationError } from "@support-engine/core/Errors"
+import { ValidationError } from "@support-engine/core"
 import { Cause, ConfigError, Console, Effect, Predicate, Schema } from "effect"
 
 /** `value` in the API's wire form (snake_case, D6 timestamps). */

@@ -5,13 +5,9 @@
  * engine (database) are released.
  */
 import { HttpServer } from "@effect/platform"
-import type { ApiToken } from "@support-engine/core/ApiToken"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { Transactor } from "@support-engine/core/Transactor"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { ServerLive } from "@support-engine/http/Server"
-import { DispatcherLive } from "@support-engine/webhooks/Dispatcher"
+import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
+import { ServerLive } from "@support-engine/http"
+import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ServerEngine } from "./Engine.js"

@@ -4,13 +4,13 @@
  * transactions). Each engine below has its own connections, as separate processes would.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { bootstrap } from "@support-engine/cli/Serve"
-import { Workspaces } from "@support-engine/core/Workspaces"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
+import { Workspaces } from "@support-engine/core"
+import { engineLayer } from "@support-engine/storage"
 import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { bootstrap } from "../src/Serve.js"
 import { adminUrl, freshDatabase } from "./MultiProcessFixture.js"
 
 const SERVERS = 4

@@ -5,15 +5,19 @@
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { CreateAgent } from "@support-engine/core/Agent"
-import { Agents } from "@support-engine/core/Agents"
-import { ApiToken } from "@support-engine/core/ApiToken"
-import { WebhookId } from "@support-engine/core/Ids"
-import { Principal } from "@support-engine/core/Principal"
-import { User, Workspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { engineLayer } from "@support-engine/storage/SupportEngine"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  Agents,
+  ApiToken,
+  CreateAgent,
+  Principal,
+  Tokens,
+  User,
+  WebhookId,
+  Workspace,
+  Workspaces
+} from "@support-engine/core"
+import { engineLayer } from "@support-engine/storage"
+import { Webhooks } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { cli, cliJson } from "./Harness.js"
 

@@ -12,8 +12,8 @@
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { DbInt } from "@support-engine/storage/Columns"
-import { verify } from "@support-engine/webhooks/Receiver"
+import { DbInt } from "@support-engine/storage"
+import { verify } from "@support-engine/webhooks"
 import { Duration, Effect, Either, Schema } from "effect"
 import { fetchJson } from "./Harness.js"
 import {

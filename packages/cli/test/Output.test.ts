@@ -1,9 +1,7 @@
 /** The CLI's pure pieces: option names in validation errors, failure messages, where the data lives. */
 import { HttpServerError } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { NotFound, PersistenceError, ValidationError } from "@support-engine/core/Errors"
-import { decodeRequest } from "@support-engine/core/Validation"
+import { CreateApiToken, decodeRequest, NotFound, PersistenceError, ValidationError } from "@support-engine/core"
 import { ConfigError, Effect } from "effect"
 import { resolve } from "node:path"
 import { describeDatabase } from "../src/CliConfig.js"

@@ -5,17 +5,17 @@
  * `TrainingWorker.layer()` (the storage package's `engineLayer` does).
  */
 import { Layer } from "effect"
-import { Agents } from "./Agents.js"
-import { Companies } from "./Companies.js"
-import { Conversations } from "./Conversations.js"
-import { Customers } from "./Customers.js"
-import { Events } from "./Events.js"
-import { IdGenerator } from "./IdGenerator.js"
-import { KnowledgeBase } from "./KnowledgeBase.js"
-import { Messages } from "./Messages.js"
-import { Training, TrainingSignal, TrainingWorker } from "./Training.js"
-import { TrainingProcessor } from "./TrainingProcessor.js"
-import { Tokens, Users, Workspaces } from "./Workspaces.js"
+import { Agents } from "./agents/Agents.js"
+import { Companies } from "./companies/Companies.js"
+import { Conversations } from "./conversations/Conversations.js"
+import { Messages } from "./conversations/Messages.js"
+import { Customers } from "./customers/Customers.js"
+import { Events } from "./events/Events.js"
+import { KnowledgeBase } from "./knowledge-base/KnowledgeBase.js"
+import { IdGenerator } from "./shared/IdGenerator.js"
+import { Training, TrainingSignal, TrainingWorker } from "./training/Training.js"
+import { TrainingProcessor } from "./training/TrainingProcessor.js"
+import { Tokens, Users, Workspaces } from "./workspaces/Workspaces.js"
 
 /** Every core service. */
 export const EngineServices = Layer.mergeAll(

@@ -1,7 +1,7 @@
 /** The assignment rules of the specification and D27, as a matrix over the pure decision. */
 import { assert, describe, it } from "@effect/vitest"
-import { type AssignmentRequest, decideAssignment } from "@support-engine/core/AssignmentRules"
 import { Either } from "effect"
+import { type AssignmentRequest, decideAssignment } from "../src/conversations/AssignmentRules.js"
 
 const USER = "00000000-0000-7000-8000-0000000000a1"
 const AGENT = "00000000-0000-7000-8000-0000000000b1"

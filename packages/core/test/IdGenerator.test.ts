@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { IdGenerator, uuidV7 } from "@support-engine/core/IdGenerator"
 import { Duration, Effect, Schema, TestClock } from "effect"
+import { IdGenerator, uuidV7 } from "../src/shared/IdGenerator.js"
 
 const isUuid = Schema.is(Schema.UUID)
 

@@ -3,8 +3,8 @@
  * these pin what the `DateTime` functions it replaced gave: UTC, milliseconds, `+00:00`, whatever the zone.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { formatTimestamp, Timestamp } from "@support-engine/core/Timestamp"
 import { DateTime, Either, Schema } from "effect"
+import { formatTimestamp, Timestamp } from "../src/shared/Timestamp.js"
 
 describe("Timestamp (D6)", () => {
   it("formats UTC with milliseconds and a numeric offset", () => {

@@ -1,4 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { decodeRequest } from "../src/shared/Validation.js"
 import {
   CreateTrainingData,
   CreateTrainingFolder,
@@ -6,9 +8,7 @@ import {
   ProcessUrls,
   UpdateTrainingData,
   UrlExistsQuery
-} from "@support-engine/core/TrainingData"
-import { decodeRequest } from "@support-engine/core/Validation"
-import { Effect } from "effect"
+} from "../src/training/TrainingData.js"
 
 const agent = (n: number) => `01900000-0000-7000-8000-${String(n).padStart(12, "0")}`
 const agents = (count: number) => Array.from({ length: count }, (_, i) => agent(i))

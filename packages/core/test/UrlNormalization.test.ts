@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { normalizeUrl } from "@support-engine/core/UrlNormalization"
+import { normalizeUrl } from "../src/shared/UrlNormalization.js"
 
 describe("normalizeUrl (D20)", () => {
   it("lower-cases scheme and host, drops the fragment and trailing slashes, keeps path case and query", () => {

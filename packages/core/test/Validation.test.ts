@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { decodeRequest } from "@support-engine/core/Validation"
 import { Effect, Schema } from "effect"
+import { decodeRequest } from "../src/shared/Validation.js"
 
 const Request = Schema.Struct({
   name: Schema.optional(Schema.String.pipe(Schema.maxLength(3))),

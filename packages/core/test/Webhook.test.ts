@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { EventType } from "@support-engine/core/Event"
-import { decodeRequest } from "@support-engine/core/Validation"
+import { Effect } from "effect"
+import { EventType } from "../src/events/Event.js"
+import { decodeRequest } from "../src/shared/Validation.js"
 import {
   CreateWebhook,
   ListWebhookDeliveries,
   normalizeEvents,
   RotateWebhookSecret,
   UpdateWebhook
-} from "@support-engine/core/Webhook"
-import { Effect } from "effect"
+} from "../src/webhooks/Webhook.js"
 
 const url = (length: number) => {
   const prefix = "https://hooks.example.com/"

@@ -7,39 +7,39 @@ import type { HttpApi, HttpRouter } from "@effect/platform"
 // The module itself, not the package index: through the index the bundle keeps all of NodeHttpServer, whose test
 // layer pulls in undici (docs/performance.md, start-up).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { Agents } from "@support-engine/core/Agents"
-import type { Companies } from "@support-engine/core/Companies"
-import type { Conversations } from "@support-engine/core/Conversations"
-import type { Customers } from "@support-engine/core/Customers"
-import type { EngineService } from "@support-engine/core/Engine"
-import type { Events } from "@support-engine/core/Events"
-import type { IdGenerator } from "@support-engine/core/IdGenerator"
-import type { KnowledgeBase } from "@support-engine/core/KnowledgeBase"
-import type { Messages } from "@support-engine/core/Messages"
-import type { Training } from "@support-engine/core/Training"
-import type { Transactor } from "@support-engine/core/Transactor"
-import type { WebhookRepo } from "@support-engine/core/WebhookRepo"
-import type { Tokens } from "@support-engine/core/Workspaces"
-import type { StoragePorts } from "@support-engine/storage/Storage"
-import { DatabaseUrlConfig, engineLayer } from "@support-engine/storage/SupportEngine"
-import { DispatcherBackground } from "@support-engine/webhooks/Dispatcher"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import type {
+  Agents,
+  Companies,
+  Conversations,
+  Customers,
+  EngineService,
+  Events,
+  IdGenerator,
+  KnowledgeBase,
+  Messages,
+  Tokens,
+  Training,
+  Transactor,
+  WebhookRepo
+} from "@support-engine/core"
+import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
+import { DispatcherBackground, Webhooks } from "@support-engine/webhooks"
 import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { AgentsHttpLive } from "./AgentsHttp.js"
+import { AgentsHttpLive } from "./agents/AgentsHttp.js"
 import { Api } from "./Api.js"
-import { AuthenticationLive } from "./Authentication.js"
-import { CompaniesHttpLive } from "./CompaniesHttp.js"
-import { ConversationsHttpLive } from "./ConversationsHttp.js"
-import { CustomersHttpLive } from "./CustomersHttp.js"
+import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
+import { ConversationsHttpLive } from "./conversations/ConversationsHttp.js"
+import { MessagesHttpLive } from "./conversations/MessagesHttp.js"
+import { CustomersHttpLive } from "./customers/CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
-import { EventsHttpLive } from "./EventsHttp.js"
-import { onIoScheduler } from "./IoScheduler.js"
-import { KnowledgeBaseHttpLive } from "./KnowledgeBaseHttp.js"
-import { MessagesHttpLive } from "./MessagesHttp.js"
-import { HttpConfig, RequestMiddlewareLive } from "./Middleware.js"
-import { TrainingHttpLive } from "./TrainingHttp.js"
-import { WebhooksHttpLive } from "./WebhooksHttp.js"
+import { EventsHttpLive } from "./events/EventsHttp.js"
+import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
+import { AuthenticationLive } from "./shared/Authentication.js"
+import { onIoScheduler } from "./shared/IoScheduler.js"
+import { HttpConfig, RequestMiddlewareLive } from "./shared/Middleware.js"
+import { TrainingHttpLive } from "./training/TrainingHttp.js"
+import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
 
 /** The services the handlers call: core's (from `EngineLive`) and the webhook subscriptions of `webhooks`. */
 export type ApiServices =

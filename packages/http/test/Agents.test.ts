@@ -1,8 +1,6 @@
 /** `/v1/agents` end to end (D23). */
 import { assert, layer } from "@effect/vitest"
-import { CreateAgent } from "@support-engine/core/Agent"
-import { Agents } from "@support-engine/core/Agents"
-import { Forbidden } from "@support-engine/core/Errors"
+import { Agents, CreateAgent, Forbidden } from "@support-engine/core"
 import { Effect } from "effect"
 import { asTenant, envelope, raw, tenant, testServer, userOf } from "./Harness.js"
 

@@ -1,7 +1,6 @@
 /** `/v1/companies` end to end (D21, D22, D25). */
 import { assert, layer } from "@effect/vitest"
-import { NotFound } from "@support-engine/core/Errors"
-import { CompanyId } from "@support-engine/core/Ids"
+import { CompanyId, NotFound } from "@support-engine/core"
 import { Effect } from "effect"
 import { envelope, raw, tenant, testServer } from "./Harness.js"
 

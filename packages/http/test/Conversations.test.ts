@@ -1,7 +1,6 @@
 /** `/v1/conversations` and messages end to end (D19, D26-D29). */
 import { assert, layer } from "@effect/vitest"
-import { Agents } from "@support-engine/core/Agents"
-import { InvalidAssignee, InvalidAssigneeType, InvalidSender } from "@support-engine/core/Errors"
+import { Agents, InvalidAssignee, InvalidAssigneeType, InvalidSender } from "@support-engine/core"
 import { Effect } from "effect"
 import { asTenant, envelope, raw, tenant, testServer, userOf } from "./Harness.js"
 

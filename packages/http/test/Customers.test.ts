@@ -1,6 +1,6 @@
 /** `/v1/customers` end to end (D19, D22, D24). */
 import { assert, layer } from "@effect/vitest"
-import { ValidationError } from "@support-engine/core/Errors"
+import { ValidationError } from "@support-engine/core"
 import { Effect } from "effect"
 import { raw, tenant, testServer } from "./Harness.js"
 

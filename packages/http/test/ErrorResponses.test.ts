@@ -18,9 +18,9 @@ import {
   Unauthenticated,
   UrlDiscoveryRequired,
   ValidationError
-} from "@support-engine/core/Errors"
-import * as R from "@support-engine/http/ErrorResponses"
+} from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import * as R from "../src/shared/ErrorResponses.js"
 
 const statusOf = (schema: Schema.Schema.All) => HttpApiSchema.getStatusErrorAST(schema.ast)
 

@@ -4,14 +4,26 @@
  */
 import type { HttpServer } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
-import { CreateAgent, UpdateAgent } from "@support-engine/core/Agent"
-import { CreateArticle, PutTranslation, UpdateArticle } from "@support-engine/core/Article"
-import { CreateCompany, UpdateCompany } from "@support-engine/core/Company"
-import { CreateConversation, UpdateConversation } from "@support-engine/core/Conversation"
-import { CreateCustomer, UpdateCustomer } from "@support-engine/core/Customer"
-import { CreateMessage } from "@support-engine/core/Message"
-import { CreateTrainingData, ProcessUrls, UpdateTrainingData } from "@support-engine/core/TrainingData"
-import { CreateWebhook, RotateWebhookSecret, UpdateWebhook } from "@support-engine/core/Webhook"
+import {
+  CreateAgent,
+  CreateArticle,
+  CreateCompany,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
+  CreateTrainingData,
+  CreateWebhook,
+  ProcessUrls,
+  PutTranslation,
+  RotateWebhookSecret,
+  UpdateAgent,
+  UpdateArticle,
+  UpdateCompany,
+  UpdateConversation,
+  UpdateCustomer,
+  UpdateTrainingData,
+  UpdateWebhook
+} from "@support-engine/core"
 import { Effect, FastCheck as fc, Runtime, Schedule } from "effect"
 import { ENDPOINTS } from "./Endpoints.js"
 import { raw, type Tenant, tenant, testServer, userOf } from "./Harness.js"

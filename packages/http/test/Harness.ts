@@ -5,24 +5,28 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll } from "@effect/vitest"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import type { EngineService } from "@support-engine/core/Engine"
-import type { TrainingDataId } from "@support-engine/core/Ids"
-import { type Ability, Principal } from "@support-engine/core/Principal"
-import { CreateUser, CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
-import { Tokens, Users, Workspaces } from "@support-engine/core/Workspaces"
-import { type Client, makeClient } from "@support-engine/http/Client"
-import { HttpConfig } from "@support-engine/http/Middleware"
-import { type EngineHost, HttpLive } from "@support-engine/http/Server"
-import type { StoragePorts } from "@support-engine/storage/Storage"
-import { engineLayer as makeEngineLayer } from "@support-engine/storage/SupportEngine"
-import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
-import { WebhookConfig } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  type Ability,
+  CreateApiToken,
+  CreateUser,
+  CreateWorkspace,
+  type EngineService,
+  Principal,
+  Tokens,
+  type TrainingDataId,
+  Users,
+  type Workspace,
+  Workspaces
+} from "@support-engine/core"
+import { engineLayer as makeEngineLayer, type StoragePorts } from "@support-engine/storage"
+import { HostResolver, WebhookConfig, Webhooks } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type Client, makeClient } from "../src/Client.js"
+import { type EngineHost, HttpLive } from "../src/Server.js"
+import { HttpConfig } from "../src/shared/Middleware.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

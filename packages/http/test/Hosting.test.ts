@@ -1,14 +1,12 @@
 /** The ways a host runs the API (D3c, D41, D42): web handler, node:http listener, the standalone server. */
 import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { CreateWorkspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { makeNodeHandler, makeWebHandler, StandaloneLive } from "@support-engine/http/Server"
+import { CreateApiToken, CreateWorkspace, Tokens, Workspaces } from "@support-engine/core"
 import { ConfigProvider, Effect, Layer, Redacted, Schedule } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { makeNodeHandler, makeWebHandler, StandaloneLive } from "../src/Server.js"
 import { databaseUrl, engineLayer } from "./Harness.js"
 
 /** A workspace and a write token in the database `name`, made in-process; the engine is released after. */

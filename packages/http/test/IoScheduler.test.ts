@@ -4,8 +4,8 @@
  * for one batch, not for a whole chain. The default scheduler is measured beside it: the reason it is not used.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ioScheduler } from "@support-engine/http/IoScheduler"
 import { Effect, Scheduler } from "effect"
+import { ioScheduler } from "../src/shared/IoScheduler.js"
 
 /** How many times a busy fiber yields before a callback queued with `setImmediate` when it starts gets to run. */
 const yieldsBeforeIo = (scheduler: Scheduler.Scheduler) =>

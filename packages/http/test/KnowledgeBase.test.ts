@@ -1,6 +1,6 @@
 /** `/v1/kb-articles` end to end: translations, revisions and restore (spec, D32). */
 import { assert, layer } from "@effect/vitest"
-import { NotFound } from "@support-engine/core/Errors"
+import { NotFound } from "@support-engine/core"
 import { Effect } from "effect"
 import { envelope, raw, tenant, testServer } from "./Harness.js"
 

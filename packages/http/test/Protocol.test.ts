@@ -3,8 +3,7 @@
  * and methods, request ids, defects, and the routes beside `/v1`.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Companies } from "@support-engine/core/Companies"
-import { PersistenceError } from "@support-engine/core/Errors"
+import { Companies, PersistenceError } from "@support-engine/core"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { ENDPOINTS } from "./Endpoints.js"
 import { engineLayer, envelope, raw, serverLayer, tenant } from "./Harness.js"

@@ -1,6 +1,6 @@
 /** `/v1/training-data` end to end (D20, D30, D31). */
 import { assert, layer } from "@effect/vitest"
-import { InvalidAgent, InvalidType, NoUrlsProvided, UrlDiscoveryRequired } from "@support-engine/core/Errors"
+import { InvalidAgent, InvalidType, NoUrlsProvided, UrlDiscoveryRequired } from "@support-engine/core"
 import { Effect } from "effect"
 import { envelope, processed, raw, tenant, testServer } from "./Harness.js"
 

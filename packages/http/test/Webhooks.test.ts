@@ -1,7 +1,6 @@
 /** `/v1/webhooks` end to end: subscriptions, URL policy, secrets, the delivery log (D36-D38, D46). */
 import { assert, layer } from "@effect/vitest"
-import { NotFound, ValidationError } from "@support-engine/core/Errors"
-import { WebhookId } from "@support-engine/core/Ids"
+import { NotFound, ValidationError, WebhookId } from "@support-engine/core"
 import { DateTime, Effect, Redacted } from "effect"
 import { envelope, raw, tenant, testServer } from "./Harness.js"
 

@@ -3,31 +3,37 @@
  * core services: `StorageLive(url)` for a URL, or `layerFromClient` over a client it already has.
  */
 import type { SqlClient } from "@effect/sql"
-import type { AgentRepo } from "@support-engine/core/AgentRepo"
-import type { ArticleRepo } from "@support-engine/core/ArticleRepo"
-import type { CompanyRepo } from "@support-engine/core/CompanyRepo"
-import type { ConversationRepo, MessageRepo } from "@support-engine/core/ConversationRepo"
-import type { CustomerRepo } from "@support-engine/core/CustomerRepo"
-import { IdGenerator } from "@support-engine/core/IdGenerator"
-import type { Outbox } from "@support-engine/core/Outbox"
-import type { TrainingRepo } from "@support-engine/core/TrainingRepo"
-import type { Transactor } from "@support-engine/core/Transactor"
-import type { DeliveryQueue, WebhookRepo } from "@support-engine/core/WebhookRepo"
-import type { ApiTokenRepo, UserRepo, WorkspaceRepo } from "@support-engine/core/WorkspaceRepo"
+import {
+  type AgentRepo,
+  type ApiTokenRepo,
+  type ArticleRepo,
+  type CompanyRepo,
+  type ConversationRepo,
+  type CustomerRepo,
+  type DeliveryQueue,
+  IdGenerator,
+  type MessageRepo,
+  type Outbox,
+  type TrainingRepo,
+  type Transactor,
+  type UserRepo,
+  type WebhookRepo,
+  type WorkspaceRepo
+} from "@support-engine/core"
 import { Effect, Layer, Redacted } from "effect"
-import { Counters } from "./Counters.js"
-import { parseDatabaseUrl, sqliteLayer } from "./Database.js"
-import { migrate } from "./Migrations.js"
-import { SqlAgentRepoLive } from "./SqlAgentRepo.js"
-import { SqlArticleRepoLive } from "./SqlArticleRepo.js"
-import { SqlCompanyRepoLive } from "./SqlCompanyRepo.js"
-import { SqlConversationRepoLive } from "./SqlConversationRepo.js"
-import { SqlCustomerRepoLive } from "./SqlCustomerRepo.js"
-import { SqlOutboxLive } from "./SqlOutbox.js"
-import { SqlTrainingRepoLive } from "./SqlTrainingRepo.js"
-import { SqlTransactorLive } from "./SqlTransactor.js"
-import { DeliverySignal, SqlDeliveryQueueLive, SqlWebhookRepoLive, WebhookFanOut } from "./SqlWebhookRepo.js"
-import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./SqlWorkspaceRepo.js"
+import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
+import { SqlCompanyRepoLive } from "./companies/SqlCompanyRepo.js"
+import { SqlConversationRepoLive } from "./conversations/SqlConversationRepo.js"
+import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
+import { SqlOutboxLive } from "./events/SqlOutbox.js"
+import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
+import { Counters } from "./shared/Counters.js"
+import { parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
+import { migrate } from "./shared/Migrations.js"
+import { SqlTransactorLive } from "./shared/SqlTransactor.js"
+import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
+import { DeliverySignal, SqlDeliveryQueueLive, SqlWebhookRepoLive, WebhookFanOut } from "./webhooks/SqlWebhookRepo.js"
+import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./workspaces/SqlWorkspaceRepo.js"
 
 /** Every port `storage` implements. */
 export type StoragePorts =

@@ -2,10 +2,9 @@
  * The embedded engine in one call (D3): core services on the storage a URL names, as a layer for Effect hosts
  * and as a Promise API for plain TypeScript hosts.
  */
-import { EngineLive, type EngineService } from "@support-engine/core/Engine"
-import { makeSupportEngine, type SupportEngine } from "@support-engine/core/Facade"
-import { TrainingWorker } from "@support-engine/core/Training"
+import { EngineLive, type EngineService, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
+import { makeSupportEngine, type SupportEngine } from "./Facade.js"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
 export interface SupportEngineOptions {

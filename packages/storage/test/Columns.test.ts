@@ -4,8 +4,8 @@
  * (docs/performance.md); these pin its behaviour.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { DbTimestamp, ts } from "@support-engine/storage/Columns"
 import { DateTime, Either, Schema } from "effect"
+import { DbTimestamp, ts } from "../src/shared/Columns.js"
 
 const decode = Schema.decodeUnknownEither(DbTimestamp)
 const millisOf = (input: unknown) => Either.map(decode(input), (dt) => [DateTime.isUtc(dt), dt.epochMillis] as const)

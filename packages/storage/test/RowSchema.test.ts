@@ -5,10 +5,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { DbTimestamp } from "@support-engine/storage/Columns"
-import * as RowSchema from "@support-engine/storage/RowSchema"
-import * as SqliteClient from "@support-engine/storage/SqliteClient"
 import { Cause, DateTime, Effect, Exit, Option, Schema } from "effect"
+import { DbTimestamp } from "../src/shared/Columns.js"
+import * as RowSchema from "../src/shared/RowSchema.js"
+import * as SqliteClient from "../src/shared/SqliteClient.js"
 
 const Row = Schema.Struct({ id: Schema.Int, body: Schema.String, at: DbTimestamp })
 

@@ -6,11 +6,11 @@
  */
 import { SqlClient, Statement } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import * as SqliteClient from "@support-engine/storage/SqliteClient"
 import { Deferred, Effect, Exit, Fiber, Tracer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as SqliteClient from "../src/shared/SqliteClient.js"
 
 const withDatabase = <A, E>(
   filename: (dir: string) => string,

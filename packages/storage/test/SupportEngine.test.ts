@@ -1,9 +1,9 @@
 /** The Promise facade (D3b): same rules and errors as the Effect services, JSON out, tagged errors thrown. */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { createSupportEngine } from "@support-engine/storage/SupportEngine"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createSupportEngine } from "../src/SupportEngine.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-facade-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,6 +1,6 @@
 /** The conformance suite on PostgreSQL (D43): a fresh database per run on a real server, dropped afterwards. */
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
-import { StorageLive } from "@support-engine/storage/Storage"
+import { StorageLive } from "../src/Storage.js"
 import { conformance } from "./conformance/Conformance.js"
 import type { Adapter } from "./conformance/Harness.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"

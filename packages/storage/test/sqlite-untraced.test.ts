@@ -6,10 +6,10 @@
  * it last; a second conformance run in sqlite.test.ts would come after it.
  */
 import { afterAll } from "@effect/vitest"
-import { StorageLive } from "@support-engine/storage/Storage"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { StorageLive } from "../src/Storage.js"
 import { conformance } from "./conformance/Conformance.js"
 import type { Adapter } from "./conformance/Harness.js"
 

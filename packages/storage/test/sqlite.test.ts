@@ -1,9 +1,9 @@
 /** The conformance suite on SQLite: a real database file per run, in a temporary directory. */
 import { afterAll } from "@effect/vitest"
-import { StorageLive } from "@support-engine/storage/Storage"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { StorageLive } from "../src/Storage.js"
 import { conformance } from "./conformance/Conformance.js"
 import type { Adapter } from "./conformance/Harness.js"
 

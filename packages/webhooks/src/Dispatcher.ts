@@ -8,13 +8,13 @@
  * Throughput (docs/performance.md, Webhooks): attempts that finish together are recorded together, and the same
  * transaction claims their replacements, so a busy queue costs one commit per batch rather than two per delivery.
  */
-import { IdGenerator } from "@support-engine/core/IdGenerator"
 import {
   type AttemptRecord,
   type ClaimedDelivery,
   type Completion,
-  DeliveryQueue
-} from "@support-engine/core/WebhookRepo"
+  DeliveryQueue,
+  IdGenerator
+} from "@support-engine/core"
 import {
   Cause,
   Chunk,

@@ -4,9 +4,7 @@
  * and one of the Standard Webhooks signatures), and `webhook-timestamp` must be within the tolerance of now, which
  * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (at-least-once, D38).
  */
-import { EventData, EventType } from "@support-engine/core/Event"
-import * as Model from "@support-engine/core/Model"
-import { Actor } from "@support-engine/core/Principal"
+import { Actor, EventData, EventType, Model } from "@support-engine/core"
 import { Clock, Effect, Either, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { hexSignature, standardSignature } from "./Signer.js"

@@ -2,7 +2,7 @@
  * The delivery rules of D38 as pure functions: what an attempt's result means for the delivery and when the next
  * attempt is due.
  */
-import { DeliveryOutcome } from "@support-engine/core/WebhookRepo"
+import { DeliveryOutcome } from "@support-engine/core"
 import { DateTime, Duration, Option } from "effect"
 import type { WebhookSettings } from "./WebhookConfig.js"
 

@@ -4,10 +4,13 @@
  * and the Standard Webhooks `webhook-signature`, `v1,<base64>` over `<id>.<timestamp>.<body>` keyed with the
  * base64-decoded part of the secret after `whsec_`.
  */
-import type { Event } from "@support-engine/core/Event"
-import type { DeliveryId, OrganizationId } from "@support-engine/core/Ids"
-import { formatTimestamp } from "@support-engine/core/Timestamp"
-import type { WebhookSecrets } from "@support-engine/core/WebhookRepo"
+import {
+  type DeliveryId,
+  type Event,
+  formatTimestamp,
+  type OrganizationId,
+  type WebhookSecrets
+} from "@support-engine/core"
 import { DateTime, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 

@@ -4,7 +4,7 @@
  * name (every address the name has). With `allowPrivate` (development), http and those addresses are allowed.
  * The transport makes the same address check again when it connects.
  */
-import { ValidationError } from "@support-engine/core/Errors"
+import { ValidationError } from "@support-engine/core"
 import { Context, Data, Effect, Layer } from "effect"
 import { lookup } from "node:dns/promises"
 import { BlockList, isIP } from "node:net"

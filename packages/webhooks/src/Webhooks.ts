@@ -3,27 +3,31 @@
  * redeliver. Every operation checks the principal's ability (D10) and reads and writes only its workspace (D11).
  * Managing subscriptions records no events (D34 lists none).
  */
-import { NotFound } from "@support-engine/core/Errors"
-import { IdGenerator } from "@support-engine/core/IdGenerator"
-import { type DeliveryId, WebhookId, type WorkspaceId } from "@support-engine/core/Ids"
-import { makePage, PageRequest } from "@support-engine/core/Pagination"
-import { canRead, canWrite } from "@support-engine/core/Principal"
-import { sliceOf } from "@support-engine/core/Repository"
-import { now } from "@support-engine/core/Timestamp"
-import * as Tracing from "@support-engine/core/Tracing"
-import { Transactor } from "@support-engine/core/Transactor"
 import {
+  canRead,
+  canWrite,
   type CreateWebhook,
   DEFAULT_GRACE_PERIOD_SECONDS,
+  type DeliveryId,
+  IdGenerator,
   type ListWebhookDeliveries,
   type ListWebhooks,
+  makePage,
   normalizeEvents,
+  NotFound,
+  now,
+  PageRequest,
   type RotateWebhookSecret,
+  sliceOf,
+  Tracing,
+  Transactor,
   type UpdateWebhook,
   Webhook,
-  WebhookWithSecret
-} from "@support-engine/core/Webhook"
-import { WebhookRepo } from "@support-engine/core/WebhookRepo"
+  WebhookId,
+  WebhookRepo,
+  WebhookWithSecret,
+  type WorkspaceId
+} from "@support-engine/core"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SECRET_PREFIX } from "./Signer.js"
 import { checkWebhookUrl, HostResolver } from "./UrlPolicy.js"

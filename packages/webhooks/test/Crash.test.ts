@@ -4,15 +4,13 @@
  * receiver answers a second time only when the crash came after it had answered.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { WebhookId } from "@support-engine/core/Ids"
-import type { PrincipalShape } from "@support-engine/core/Principal"
-import { CreateWebhook, ListWebhookDeliveries } from "@support-engine/core/Webhook"
-import { HostResolver } from "@support-engine/webhooks/UrlPolicy"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { CreateWebhook, ListWebhookDeliveries, type PrincipalShape, type WebhookId } from "@support-engine/core"
 import { Deferred, Duration, Effect, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { HostResolver } from "../src/UrlPolicy.js"
+import { Webhooks } from "../src/Webhooks.js"
 import { answer, as, freshDatabaseUrl, makeWorkspace, record, scriptedTransport, servicesLayer } from "./Harness.js"
 import { type Hit, startReceiver } from "./TestReceiver.js"
 

@@ -3,22 +3,27 @@
  * allowed (D41) since the receiver is on loopback. Real time: these tests do not use the TestClock.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateConversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { Events, ListEvents } from "@support-engine/core/Events"
-import type { WebhookId } from "@support-engine/core/Ids"
-import type { PrincipalShape } from "@support-engine/core/Principal"
-import { formatTimestamp } from "@support-engine/core/Timestamp"
-import { CreateWebhook, ListWebhookDeliveries, RotateWebhookSecret } from "@support-engine/core/Webhook"
-import { verify } from "@support-engine/webhooks/Receiver"
-import { WebhookTransport } from "@support-engine/webhooks/Transport"
-import type { WebhookSettings } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  Conversations,
+  CreateConversation,
+  CreateCustomer,
+  CreateWebhook,
+  Customers,
+  Events,
+  formatTimestamp,
+  ListEvents,
+  ListWebhookDeliveries,
+  type PrincipalShape,
+  RotateWebhookSecret,
+  type WebhookId
+} from "@support-engine/core"
 import { Duration, Effect, Layer, Queue, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { Webhook as StandardWebhook } from "standardwebhooks"
+import { verify } from "../src/Receiver.js"
+import { WebhookTransport } from "../src/Transport.js"
+import type { WebhookSettings } from "../src/WebhookConfig.js"
+import { Webhooks } from "../src/Webhooks.js"
 import { as, makeWorkspace, realTransport, record, scriptedResolver, withDispatcher } from "./Harness.js"
 import { type Hit, type Reply, startReceiver } from "./TestReceiver.js"
 

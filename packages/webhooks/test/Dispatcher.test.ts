@@ -2,14 +2,18 @@
  * The delivery rules of D38 under `TestClock`, with a scripted transport (no real I/O waits on the test clock).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { WebhookId } from "@support-engine/core/Ids"
-import type { PrincipalShape } from "@support-engine/core/Principal"
-import { ListWebhookDeliveries, RotateWebhookSecret, type WebhookDelivery } from "@support-engine/core/Webhook"
-import { DeliveryQueue } from "@support-engine/core/WebhookRepo"
-import { verify } from "@support-engine/webhooks/Receiver"
-import { TransportError } from "@support-engine/webhooks/Transport"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import {
+  DeliveryQueue,
+  ListWebhookDeliveries,
+  type PrincipalShape,
+  RotateWebhookSecret,
+  type WebhookDelivery,
+  type WebhookId
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope, TestClock, TestServices } from "effect"
+import { verify } from "../src/Receiver.js"
+import { TransportError } from "../src/Transport.js"
+import { Webhooks } from "../src/Webhooks.js"
 import {
   answer,
   as,

@@ -2,30 +2,38 @@
  * The webhooks package's tests run the real engine on a SQLite file (a fresh one per test: the dispatcher's queue
  * spans every workspace of a database), with the transport and the resolver swapped as each test needs.
  */
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { EngineLive, type EngineService } from "@support-engine/core/Engine"
-import { type EventType } from "@support-engine/core/Event"
-import { Events } from "@support-engine/core/Events"
-import { Actor, Principal, type PrincipalShape } from "@support-engine/core/Principal"
-import { Transactor } from "@support-engine/core/Transactor"
-import { CreateWebhook, type WebhookEventType } from "@support-engine/core/Webhook"
-import { CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import { StorageLive, type StoragePorts } from "@support-engine/storage/Storage"
-import { Dispatcher } from "@support-engine/webhooks/Dispatcher"
+import {
+  Actor,
+  CreateApiToken,
+  CreateWebhook,
+  CreateWorkspace,
+  EngineLive,
+  type EngineService,
+  Events,
+  type EventType,
+  Principal,
+  type PrincipalShape,
+  Tokens,
+  Transactor,
+  type WebhookEventType,
+  type Workspace,
+  Workspaces
+} from "@support-engine/core"
+import { StorageLive, type StoragePorts } from "@support-engine/storage"
+import { DateTime, Duration, Effect, Layer, Queue, Ref, TestServices } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Dispatcher } from "../src/Dispatcher.js"
 import {
   type TransportError,
   type TransportRequest,
   type TransportResponse,
   WebhookTransport
-} from "@support-engine/webhooks/Transport"
-import { HostResolver, type ResolvedAddress, ResolveError } from "@support-engine/webhooks/UrlPolicy"
-import { WebhookConfig, type WebhookSettings } from "@support-engine/webhooks/WebhookConfig"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
-import { DateTime, Duration, Effect, Layer, Queue, Ref, TestServices } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+} from "../src/Transport.js"
+import { HostResolver, type ResolvedAddress, ResolveError } from "../src/UrlPolicy.js"
+import { WebhookConfig, type WebhookSettings } from "../src/WebhookConfig.js"
+import { Webhooks } from "../src/Webhooks.js"
 
 export const dir = mkdtempSync(join(tmpdir(), "support-engine-webhooks-"))
 let databases = 0

@@ -1,9 +1,9 @@
 /** The webhook URL policy (D36, D47): refused by default, allowed with `SUPPORT_WEBHOOK_ALLOW_PRIVATE`. */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateWebhook, UpdateWebhook } from "@support-engine/core/Webhook"
-import { checkWebhookUrl, HostResolver, isRefusedAddress } from "@support-engine/webhooks/UrlPolicy"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+import { CreateWebhook, UpdateWebhook } from "@support-engine/core"
 import { Effect, Layer } from "effect"
+import { checkWebhookUrl, HostResolver, isRefusedAddress } from "../src/UrlPolicy.js"
+import { Webhooks } from "../src/Webhooks.js"
 import { answer, as, makeWorkspace, scriptedResolver, scriptedTransport, servicesLayer } from "./Harness.js"
 
 const refusedByDefault = [

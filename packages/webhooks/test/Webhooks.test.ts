@@ -1,16 +1,18 @@
 /** The subscriptions service (D36, D46): CRUD, secrets, abilities (D10), workspace scope (D11), the delivery log. */
 import { assert, describe, it } from "@effect/vitest"
-import { DeliveryId, WebhookId } from "@support-engine/core/Ids"
-import type { Principal, PrincipalShape } from "@support-engine/core/Principal"
 import {
   CreateWebhook,
+  DeliveryId,
   ListWebhookDeliveries,
   ListWebhooks,
+  type Principal,
+  type PrincipalShape,
   RotateWebhookSecret,
-  UpdateWebhook
-} from "@support-engine/core/Webhook"
-import { Webhooks } from "@support-engine/webhooks/Webhooks"
+  UpdateWebhook,
+  WebhookId
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
+import { Webhooks } from "../src/Webhooks.js"
 import { answer, as, makeWorkspace, record, scriptedTransport, servicesLayer, subscribe } from "./Harness.js"
 
 const provide = <A, E, R>(self: Effect.Effect<A, E, R>) =>

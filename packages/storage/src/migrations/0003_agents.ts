@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { types } from "../Columns.js"
+import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,11 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Agent, CreateAgent, ListAgents, UpdateAgent } from "@support-engine/core/Agent"
-import { AgentRepo } from "@support-engine/core/AgentRepo"
-import { Agents } from "@support-engine/core/Agents"
-import { AgentId } from "@support-engine/core/Ids"
-import { decodeRequest } from "@support-engine/core/Validation"
-import { CreateUser } from "@support-engine/core/Workspace"
-import { Users, Workspaces } from "@support-engine/core/Workspaces"
+import {
+  Agent,
+  AgentId,
+  AgentRepo,
+  Agents,
+  CreateAgent,
+  CreateUser,
+  decodeRequest,
+  ListAgents,
+  UpdateAgent,
+  Users,
+  Workspaces
+} from "@support-engine/core"
 import { ConfigProvider, DateTime, Duration, Effect, Schema, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"

@@ -1,8 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Companies } from "@support-engine/core/Companies"
-import { CreateCompany, ListCompanies, UpdateCompany } from "@support-engine/core/Company"
-import { CompanyId } from "@support-engine/core/Ids"
-import { decodeRequest } from "@support-engine/core/Validation"
+import { Companies, CompanyId, CreateCompany, decodeRequest, ListCompanies, UpdateCompany } from "@support-engine/core"
 import { Duration, Effect, TestClock } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 

@@ -1,20 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateAgent, UpdateAgent } from "@support-engine/core/Agent"
-import { Agents } from "@support-engine/core/Agents"
 import {
+  Agents,
   type Conversation,
+  ConversationId,
+  Conversations,
+  CreateAgent,
   CreateConversation,
+  CreateCustomer,
+  CreateUser,
+  CustomerId,
+  Customers,
+  decodeRequest,
   ListConversations,
-  UpdateConversation
-} from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { ConversationId, CustomerId } from "@support-engine/core/Ids"
-import type { PrincipalShape } from "@support-engine/core/Principal"
-import { decodeRequest } from "@support-engine/core/Validation"
-import { CreateUser } from "@support-engine/core/Workspace"
-import { Users } from "@support-engine/core/Workspaces"
+  type PrincipalShape,
+  UpdateAgent,
+  UpdateConversation,
+  Users
+} from "@support-engine/core"
 import { Duration, Effect, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"

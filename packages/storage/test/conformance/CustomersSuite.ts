@@ -1,13 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Companies } from "@support-engine/core/Companies"
-import { CreateCompany } from "@support-engine/core/Company"
-import { CreateCustomer, Customer, ListCustomers, UpdateCustomer } from "@support-engine/core/Customer"
-import { CustomerRepo } from "@support-engine/core/CustomerRepo"
-import { Customers } from "@support-engine/core/Customers"
-import { encodeData, Events, ListEvents } from "@support-engine/core/Events"
-import { CompanyId, CustomerId } from "@support-engine/core/Ids"
-import { Transactor } from "@support-engine/core/Transactor"
-import { decodeRequest } from "@support-engine/core/Validation"
+import {
+  Companies,
+  CompanyId,
+  CreateCompany,
+  CreateCustomer,
+  Customer,
+  CustomerId,
+  CustomerRepo,
+  Customers,
+  decodeRequest,
+  encodeData,
+  Events,
+  ListCustomers,
+  ListEvents,
+  Transactor,
+  UpdateCustomer
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Option, TestClock } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 

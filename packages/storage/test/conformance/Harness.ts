@@ -3,13 +3,21 @@
  * an `Adapter`, so SQLite and PostgreSQL run the very same tests.
  */
 import type { SqlClient } from "@effect/sql"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { EngineLive, type EngineService } from "@support-engine/core/Engine"
-import { type Ability, Actor, Principal, type PrincipalShape } from "@support-engine/core/Principal"
-import { CreateWorkspace, type Workspace } from "@support-engine/core/Workspace"
-import { Tokens, Workspaces } from "@support-engine/core/Workspaces"
-import type { StoragePorts } from "@support-engine/storage/Storage"
+import {
+  type Ability,
+  Actor,
+  CreateApiToken,
+  CreateWorkspace,
+  EngineLive,
+  type EngineService,
+  Principal,
+  type PrincipalShape,
+  Tokens,
+  type Workspace,
+  Workspaces
+} from "@support-engine/core"
 import { Effect, Layer } from "effect"
+import type { StoragePorts } from "../../src/Storage.js"
 
 export interface Adapter {
   readonly name: string

@@ -3,38 +3,41 @@
  * write of every resource fails with the same NotFound a missing id gets, and nothing of the other workspace changes.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { CreateAgent, UpdateAgent } from "@support-engine/core/Agent"
-import { Agents } from "@support-engine/core/Agents"
-import {
-  CreateArticle,
-  ListRevisions,
-  PutTranslation,
-  TranslationInput,
-  UpdateArticle
-} from "@support-engine/core/Article"
-import { Companies } from "@support-engine/core/Companies"
-import { CreateCompany, UpdateCompany } from "@support-engine/core/Company"
-import { CreateConversation, UpdateConversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer, UpdateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import type { EngineError } from "@support-engine/core/Errors"
 import {
   AgentId,
+  Agents,
   ArticleId,
+  Companies,
   CompanyId,
   ConversationId,
+  Conversations,
+  CreateAgent,
+  CreateArticle,
+  CreateCompany,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
+  CreateTrainingData,
   CustomerId,
+  Customers,
+  type EngineError,
+  KnowledgeBase,
+  ListRevisions,
   MessageId,
+  Messages,
+  type Principal,
+  PutTranslation,
   RevisionId,
-  TrainingDataId
-} from "@support-engine/core/Ids"
-import { KnowledgeBase } from "@support-engine/core/KnowledgeBase"
-import { CreateMessage } from "@support-engine/core/Message"
-import { Messages } from "@support-engine/core/Messages"
-import type { Principal } from "@support-engine/core/Principal"
-import { Training } from "@support-engine/core/Training"
-import { CreateTrainingData, UpdateTrainingData } from "@support-engine/core/TrainingData"
+  Training,
+  TrainingDataId,
+  TranslationInput,
+  UpdateAgent,
+  UpdateArticle,
+  UpdateCompany,
+  UpdateConversation,
+  UpdateCustomer,
+  UpdateTrainingData
+} from "@support-engine/core"
 import { Effect, Schema } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, engineLayer, makeWorkspace, withTracing } from "./Harness.js"

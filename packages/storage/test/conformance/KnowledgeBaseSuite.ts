@@ -1,19 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  ArticleId,
+  ArticleRepo,
   CreateArticle,
+  decodeRequest,
+  type EngineError,
+  KnowledgeBase,
   ListArticles,
   ListRevisions,
+  PersistenceError,
   PutTranslation,
+  RevisionId,
+  Transactor,
   Translation,
   TranslationInput,
   UpdateArticle
-} from "@support-engine/core/Article"
-import { ArticleRepo } from "@support-engine/core/ArticleRepo"
-import { type EngineError, PersistenceError } from "@support-engine/core/Errors"
-import { ArticleId, RevisionId } from "@support-engine/core/Ids"
-import { KnowledgeBase } from "@support-engine/core/KnowledgeBase"
-import { Transactor } from "@support-engine/core/Transactor"
-import { decodeRequest } from "@support-engine/core/Validation"
+} from "@support-engine/core"
 import { Duration, Effect, Layer, Option, Ref, TestClock } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"

@@ -1,12 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateConversation } from "@support-engine/core/Conversation"
-import { Conversations } from "@support-engine/core/Conversations"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { ConversationId, MessageId } from "@support-engine/core/Ids"
-import { CreateMessage, ListMessages, MAX_CONTENT_LENGTH } from "@support-engine/core/Message"
-import { Messages } from "@support-engine/core/Messages"
-import { decodeRequest } from "@support-engine/core/Validation"
+import {
+  ConversationId,
+  Conversations,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
+  Customers,
+  decodeRequest,
+  ListMessages,
+  MAX_CONTENT_LENGTH,
+  MessageId,
+  Messages
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, TestClock } from "effect"
 import { conversationFixture } from "./ConversationsSuite.js"
 import { recordedEvents } from "./CustomersSuite.js"

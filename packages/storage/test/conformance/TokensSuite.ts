@@ -1,7 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken } from "@support-engine/core/ApiToken"
-import { Events, ListEvents } from "@support-engine/core/Events"
-import { Tokens } from "@support-engine/core/Workspaces"
+import { CreateApiToken, Events, ListEvents, Tokens } from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 

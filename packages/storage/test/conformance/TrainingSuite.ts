@@ -1,21 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateAgent } from "@support-engine/core/Agent"
-import { Agents } from "@support-engine/core/Agents"
-import { EngineServices } from "@support-engine/core/Engine"
-import { IdGenerator } from "@support-engine/core/IdGenerator"
-import { AgentId, TrainingDataId } from "@support-engine/core/Ids"
-import { Training, TRAINING_LEASE, TrainingWorker } from "@support-engine/core/Training"
 import {
+  AgentId,
+  Agents,
+  CreateAgent,
   CreateTrainingData,
   CreateTrainingFolder,
+  decodeRequest,
+  EngineServices,
+  IdGenerator,
   ListTrainingData,
   ProcessUrls,
+  Training,
+  TRAINING_LEASE,
+  TrainingDataId,
+  TrainingProcessor,
+  TrainingRepo,
+  TrainingWorker,
   UpdateTrainingData,
   UrlExistsQuery
-} from "@support-engine/core/TrainingData"
-import { TrainingProcessor } from "@support-engine/core/TrainingProcessor"
-import { TrainingRepo } from "@support-engine/core/TrainingRepo"
-import { decodeRequest } from "@support-engine/core/Validation"
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Layer, Schedule, TestClock, TestServices } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"

@@ -1,12 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateCustomer } from "@support-engine/core/Customer"
-import { Customers } from "@support-engine/core/Customers"
-import { Events } from "@support-engine/core/Events"
-import { IdGenerator } from "@support-engine/core/IdGenerator"
-import { WebhookId, type WorkspaceId } from "@support-engine/core/Ids"
-import { Transactor } from "@support-engine/core/Transactor"
-import { Webhook, type WebhookEventType } from "@support-engine/core/Webhook"
-import { type ClaimedDelivery, DeliveryOutcome, DeliveryQueue, WebhookRepo } from "@support-engine/core/WebhookRepo"
+import {
+  type ClaimedDelivery,
+  CreateCustomer,
+  Customers,
+  DeliveryOutcome,
+  DeliveryQueue,
+  Events,
+  IdGenerator,
+  Transactor,
+  Webhook,
+  type WebhookEventType,
+  WebhookId,
+  WebhookRepo,
+  type WorkspaceId
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 

@@ -1,0 +1,102 @@
+/** AI support agents (spec "Agent", D23). */
+import { Schema } from "effect"
+import { AgentId, EscalationRuleId, ProhibitedPhraseId, UserId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { PageRequest } from "../shared/Pagination.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
+
+export class ProhibitedPhrase extends Model.Class<ProhibitedPhrase>("ProhibitedPhrase")({
+  id: ProhibitedPhraseId,
+  phrase: Schema.String,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export const EscalationChannel = Schema.Literal("email", "chat")
+
+export class EscalationRule extends Model.Class<EscalationRule>("EscalationRule")({
+  id: EscalationRuleId,
+  channel: EscalationChannel,
+  rule: Schema.String,
+  escalate_to: UserId,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class Agent extends Model.Class<Agent>("Agent")({
+  id: AgentId,
+  name: Schema.String,
+  slug: Schema.String,
+  description: Schema.String,
+  avatar_url: Schema.NullOr(Schema.String),
+  max_messages_per_session: Schema.Int,
+  tone: Schema.String,
+  response_length: Schema.String,
+  is_active: Schema.Boolean,
+  is_copilot: Schema.Boolean,
+  model: Schema.String,
+  prohibited_phrases: Schema.Array(ProhibitedPhrase),
+  escalation_rules: Schema.Array(EscalationRule),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+const PhraseInput = Schema.Struct({ phrase: BoundedString(255).pipe(Schema.minLength(1)) })
+const RuleInput = Schema.Struct({
+  channel: EscalationChannel,
+  rule: Text.pipe(Schema.minLength(1)),
+  escalate_to: UserId
+})
+
+const fields = {
+  description: Schema.optional(BoundedString(500)),
+  avatar_url: Schema.optional(Schema.NullOr(HttpUrl)),
+  max_messages_per_session: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))),
+  tone: Schema.optional(BoundedString(255)),
+  response_length: Schema.optional(BoundedString(255)),
+  is_active: Schema.optional(Schema.Boolean),
+  prohibited_phrases: Schema.optional(Schema.Array(PhraseInput)),
+  escalation_rules: Schema.optional(Schema.Array(RuleInput))
+}
+
+const Name = BoundedString(255).pipe(Schema.minLength(1))
+
+/** `POST /agents` (D23): only `name` is required; the model is set by the engine. */
+export class CreateAgent extends Model.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
+
+/** A field the contract says an update does not accept: present at all, it is a 422 (D13). */
+export const Prohibited = (field: string) =>
+  Schema.optional(
+    Schema.Unknown.pipe(Schema.filter(() => `The ${field} field is prohibited.`, { jsonSchema: { not: {} } }))
+  )
+
+/** `PUT /agents/{id}` (D22, D23): present fields change; lists replace the whole list; `model` is refused. */
+export class UpdateAgent extends Model.Class<UpdateAgent>("UpdateAgent")({
+  name: Schema.optional(Name),
+  ...fields,
+  model: Prohibited("model")
+}) {}
+
+/** `"true"`/`"false"` from a query string, or a boolean from an in-process caller. */
+export const BooleanFlag = Schema.Union(
+  Schema.Boolean,
+  Schema.transform(Schema.Literal("true", "false", "1", "0"), Schema.Boolean, {
+    strict: true,
+    decode: (s) => s === "true" || s === "1",
+    encode: (b) => (b ? "true" : "false")
+  })
+)
+
+/** `GET /agents` (D23): filter `is_active`. */
+export class ListAgents extends Model.Class<ListAgents>("ListAgents")({
+  ...PageRequest.fields,
+  is_active: Schema.optional(BooleanFlag)
+}) {}
+
+/** A URL-safe slug of a name: lower-case ASCII letters and digits joined by single dashes. */
+export const slugify = (name: string): string => {
+  const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "").slice(0, 200).replace(/-+$/, "")
+  return slug.length === 0 ? "agent" : slug
+}

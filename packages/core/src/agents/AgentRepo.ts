@@ -1,0 +1,31 @@
+/** Storage port for agents. Every method is scoped by workspace (D11). */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { PersistenceError } from "../shared/Errors.js"
+import type { AgentId, WorkspaceId } from "../shared/Ids.js"
+import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { Agent } from "./Agent.js"
+
+/**
+ * The workspace already has an agent with this slug: two creates chose the same free slug at once. The unique index
+ * is the backstop; the service retries with the next free slug.
+ */
+export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", { slug: Schema.String }) {}
+
+export class AgentRepo extends Context.Tag("@support-engine/core/AgentRepo")<AgentRepo, {
+  readonly insert: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError | SlugTaken>
+  readonly update: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError>
+  readonly findById: (workspaceId: WorkspaceId, id: AgentId) => Effect.Effect<Option.Option<Agent>, PersistenceError>
+  /** The subset of `ids` that are agents of the workspace. */
+  readonly findIds: (
+    workspaceId: WorkspaceId,
+    ids: ReadonlyArray<AgentId>
+  ) => Effect.Effect<ReadonlyArray<AgentId>, PersistenceError>
+  /** Slugs of the workspace that are `base` or start with `base-`, to pick the next free one. */
+  readonly slugsLike: (workspaceId: WorkspaceId, base: string) => Effect.Effect<ReadonlyArray<string>, PersistenceError>
+  readonly delete: (workspaceId: WorkspaceId, id: AgentId) => Effect.Effect<boolean, PersistenceError>
+  readonly list: (
+    workspaceId: WorkspaceId,
+    filter: { readonly is_active?: boolean | undefined },
+    slice: SliceRequest
+  ) => Effect.Effect<Slice<Agent>, PersistenceError>
+}>() {}

@@ -1,0 +1,82 @@
+/**
+ * Companies (D25). Every operation checks the principal's ability (D10) and reads and writes only the
+ * principal's workspace (D11). Companies emit no events (D34 lists none).
+ */
+import { Effect } from "effect"
+import { NotFound, orNotFound } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { CompanyId, type WorkspaceId } from "../shared/Ids.js"
+import { makePage, PageRequest } from "../shared/Pagination.js"
+import { canRead, canWrite } from "../shared/Principal.js"
+import { sliceOf } from "../shared/Repository.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Transactor } from "../shared/Transactor.js"
+import { Company, type CreateCompany, type ListCompanies, type UpdateCompany } from "./Company.js"
+import { CompanyRepo } from "./CompanyRepo.js"
+
+export class Companies extends Effect.Service<Companies>()("@support-engine/core/Companies", {
+  effect: Effect.gen(function*() {
+    const repo = yield* CompanyRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+
+    const find = (workspaceId: WorkspaceId, id: CompanyId) => repo.findById(workspaceId, id).pipe(orNotFound("Company"))
+
+    const create = Tracing.fn("Companies.create")(function*(input: CreateCompany) {
+      const principal = yield* canWrite
+      const at = yield* now
+      const company = new Company({
+        id: CompanyId.make(yield* ids.uuid),
+        name: input.name,
+        domain: input.domain ?? null,
+        country: input.country ?? null,
+        avatar_url: input.avatar_url ?? null,
+        first_seen_at: at,
+        last_seen_at: at,
+        created_at: at,
+        updated_at: at
+      })
+      yield* tx.withTransaction(repo.insert(principal.workspaceId, company))
+      return company
+    })
+
+    const get = Tracing.fn("Companies.get")(function*(id: CompanyId) {
+      const principal = yield* canRead
+      return yield* find(principal.workspaceId, id)
+    })
+
+    const update = Tracing.fn("Companies.update")(function*(id: CompanyId, input: UpdateCompany) {
+      const principal = yield* canWrite
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* find(principal.workspaceId, id)
+        const next = {
+          name: input.name ?? current.name,
+          domain: input.domain === undefined ? current.domain : input.domain,
+          country: input.country === undefined ? current.country : input.country,
+          avatar_url: input.avatar_url === undefined ? current.avatar_url : input.avatar_url
+        }
+        const changed = (Object.keys(next) as Array<keyof typeof next>).some((key) => next[key] !== current[key])
+        if (!changed) return current
+        const updated = new Company({ ...current, ...next, updated_at: yield* now })
+        yield* repo.update(principal.workspaceId, updated)
+        return updated
+      }))
+    })
+
+    const remove = Tracing.fn("Companies.delete")(function*(id: CompanyId) {
+      const principal = yield* canWrite
+      const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
+      if (!deleted) return yield* new NotFound({ resource: "Company" })
+    })
+
+    const list = Tracing.fn("Companies.list")(function*(query: ListCompanies) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    return { create, get, update, delete: remove, list } as const
+  })
+}) {}

@@ -1,0 +1,93 @@
+/** Conversations (spec "Conversation", D26-D28). */
+import { Schema } from "effect"
+import { AgentId, ConversationId, CustomerId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { PageRequest } from "../shared/Pagination.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { BoundedString } from "../shared/Validation.js"
+
+export const ConversationChannel = Schema.Literal("email", "chat")
+export const ConversationStatus = Schema.Literal("open", "closed")
+export const ConversationPriority = Schema.Literal("low", "normal", "high", "urgent")
+export const AssigneeType = Schema.Literal("user", "agent")
+
+export class Conversation extends Model.Class<Conversation>("Conversation")({
+  id: ConversationId,
+  channel: ConversationChannel,
+  customer_id: CustomerId,
+  agent_id: Schema.NullOr(AgentId),
+  subject: Schema.NullOr(Schema.String),
+  status: ConversationStatus,
+  priority: ConversationPriority,
+  assignee_id: Schema.NullOr(Schema.UUID),
+  assignee_type: Schema.NullOr(AssigneeType),
+  tags: Schema.Array(Schema.String),
+  closed_at: Schema.NullOr(Timestamp),
+  first_response_at: Schema.NullOr(Timestamp),
+  last_message_at: Schema.NullOr(Timestamp),
+  is_spam: Schema.Boolean,
+  spam_score: Schema.Int,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+const Subject = Schema.NullOr(BoundedString(500))
+/** A tag: 1 to 255 characters; a conversation holds at most 100 (a set: duplicates collapse). */
+const Tags = Schema.Array(BoundedString(255).pipe(Schema.minLength(1))).pipe(Schema.maxItems(100))
+
+/** `POST /conversations` (D26). */
+export class CreateConversation extends Model.Class<CreateConversation>("CreateConversation")({
+  customer_id: CustomerId,
+  subject: Schema.optional(Subject),
+  channel: Schema.optional(ConversationChannel),
+  priority: Schema.optional(ConversationPriority),
+  assignee_id: Schema.optional(Schema.NullOr(Schema.UUID)),
+  assignee_type: Schema.optional(Schema.NullOr(AssigneeType)),
+  agent_id: Schema.optional(Schema.NullOr(AgentId)),
+  tags: Schema.optional(Tags)
+}) {}
+
+/** `PUT /conversations/{id}` (D22, D26). */
+export class UpdateConversation extends Model.Class<UpdateConversation>("UpdateConversation")({
+  subject: Schema.optional(Subject),
+  status: Schema.optional(ConversationStatus),
+  priority: Schema.optional(ConversationPriority),
+  assignee_id: Schema.optional(Schema.NullOr(Schema.UUID)),
+  assignee_type: Schema.optional(Schema.NullOr(AssigneeType)),
+  is_spam: Schema.optional(Schema.Boolean),
+  tags: Schema.optional(Tags)
+}) {}
+
+/** `GET /conversations` (D26). */
+export class ListConversations extends Model.Class<ListConversations>("ListConversations")({
+  ...PageRequest.fields,
+  status: Schema.optional(ConversationStatus),
+  priority: Schema.optional(ConversationPriority),
+  channel: Schema.optional(ConversationChannel),
+  customer_id: Schema.optional(CustomerId),
+  assignee_id: Schema.optional(Schema.UUID)
+}) {}
+
+/** The exact `conversation.created` data of the specification (D35): `title` is the subject. */
+export const createdData = (c: Conversation) => {
+  const encoded = Schema.encodeSync(Conversation)(c)
+  return {
+    id: encoded.id,
+    title: encoded.subject,
+    status: encoded.status,
+    priority: encoded.priority,
+    channel: encoded.channel,
+    assignee_id: encoded.assignee_id,
+    assignee_type: encoded.assignee_type,
+    customer_id: encoded.customer_id,
+    created_at: encoded.created_at,
+    updated_at: encoded.updated_at
+  }
+}
+
+/** Data of the other conversation events (D35): the created shape plus tags and closed_at. */
+export const eventData = (c: Conversation) => ({
+  ...createdData(c),
+  tags: [...c.tags],
+  closed_at: Schema.encodeSync(Conversation.fields.closed_at)(c.closed_at)
+})

@@ -1,0 +1,126 @@
+/**
+ * Messages (D28, D29). A message moves its conversation's `last_message_at` and, for the first public reply of a
+ * user or agent, `first_response_at`; a customer's message marks the customer seen. Customer and user messages
+ * record their events (D34); agent and system messages record none, as no event type covers them.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { AgentRepo } from "../agents/AgentRepo.js"
+import { CustomerRepo } from "../customers/CustomerRepo.js"
+import { encodeData, Events } from "../events/Events.js"
+import { InvalidSender, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { AgentId, type ConversationId, MessageId, UserId, type WorkspaceId } from "../shared/Ids.js"
+import { makePage, PageRequest } from "../shared/Pagination.js"
+import { canRead, canWrite } from "../shared/Principal.js"
+import { sliceOf } from "../shared/Repository.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Transactor } from "../shared/Transactor.js"
+import { UserRepo } from "../workspaces/WorkspaceRepo.js"
+import { Conversation } from "./Conversation.js"
+import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
+import { type CreateMessage, type ListMessages, Message } from "./Message.js"
+
+export class Messages extends Effect.Service<Messages>()("@support-engine/core/Messages", {
+  effect: Effect.gen(function*() {
+    const repo = yield* MessageRepo
+    const conversations = yield* ConversationRepo
+    const customers = yield* CustomerRepo
+    const agents = yield* AgentRepo
+    const users = yield* UserRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const events = yield* Events
+
+    /** The sender must exist in the workspace; a customer sender must be the conversation's customer (D29). */
+    const checkSender = (workspaceId: WorkspaceId, conversation: Conversation, input: CreateMessage) =>
+      Effect.gen(function*() {
+        const senderId = input.sender_id ?? null
+        if (input.sender_type === "system") {
+          if (senderId !== null) return yield* ValidationError.field("sender_id", "A system message has no sender_id.")
+          return null
+        }
+        if (senderId === null) {
+          return yield* ValidationError.field(
+            "sender_id",
+            "The sender_id field is required unless sender_type is system."
+          )
+        }
+        const invalid = new InvalidSender({ message: `The sender is not a ${input.sender_type} of this conversation.` })
+        const exists = input.sender_type === "customer"
+          ? senderId === conversation.customer_id &&
+            Option.isSome(yield* customers.findById(workspaceId, conversation.customer_id))
+          : input.sender_type === "user"
+          ? Option.isSome(yield* users.findById(workspaceId, UserId.make(senderId)))
+          : (yield* agents.findIds(workspaceId, [AgentId.make(senderId)])).length > 0
+        return exists ? senderId : yield* invalid
+      })
+
+    const create = Tracing.fn("Messages.create")(function*(conversationId: ConversationId, input: CreateMessage) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
+        const senderId = yield* checkSender(workspaceId, conversation, input)
+        const at = yield* now
+        const sentAt = input.sent_at ?? at
+        const message = new Message({
+          id: MessageId.make(yield* ids.uuid),
+          conversation_id: conversation.id,
+          sender_type: input.sender_type,
+          sender_id: senderId,
+          customer_id: conversation.customer_id,
+          content: input.content,
+          sent_at: sentAt,
+          is_internal: input.is_internal ?? false,
+          from: input.from ?? [],
+          to: input.to ?? [],
+          cc: input.cc ?? [],
+          bcc: input.bcc ?? [],
+          email_status: null,
+          email_error_message: null,
+          created_at: at
+        })
+        yield* repo.insert(workspaceId, message)
+
+        const isResponse = !message.is_internal && (message.sender_type === "user" || message.sender_type === "agent")
+        yield* conversations.update(
+          workspaceId,
+          new Conversation({
+            ...conversation,
+            last_message_at: conversation.last_message_at === null
+              ? sentAt
+              : DateTime.max(conversation.last_message_at, sentAt),
+            first_response_at: conversation.first_response_at === null && isResponse
+              ? sentAt
+              : conversation.first_response_at,
+            updated_at: at
+          })
+        )
+        if (message.sender_type === "customer") yield* customers.markSeen(workspaceId, conversation.customer_id, sentAt)
+
+        const data = { conversation_id: conversation.id, message: encodeData(Message, message) }
+        if (message.sender_type === "customer") yield* events.record("conversation.customer.message.created", data)
+        if (message.sender_type === "user") yield* events.record("conversation.user.message.created", data)
+        return message
+      }))
+    })
+
+    const remove = Tracing.fn("Messages.delete")(function*(id: MessageId) {
+      const principal = yield* canWrite
+      const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
+      if (!deleted) return yield* new NotFound({ resource: "Message" })
+    })
+
+    const list = Tracing.fn("Messages.list")(function*(query: ListMessages) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const filter = { sender_type: query.sender_type, conversation_id: query.conversation_id }
+      const { items, total } = yield* repo.list(principal.workspaceId, filter, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    return { create, delete: remove, list } as const
+  }),
+  dependencies: [Events.Default]
+}) {}

@@ -1,0 +1,50 @@
+/** Customers (spec "Customer", D19, D24). */
+import { Schema } from "effect"
+import { CompanyId, CustomerId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { PageRequest } from "../shared/Pagination.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { BoundedString, Email } from "../shared/Validation.js"
+
+export class Customer extends Model.Class<Customer>("Customer")({
+  id: CustomerId,
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  phone: Schema.NullOr(Schema.String),
+  locale: Schema.NullOr(Schema.String),
+  country: Schema.NullOr(Schema.String),
+  company_id: Schema.NullOr(CompanyId),
+  avatar_url: Schema.NullOr(Schema.String),
+  first_seen_at: Timestamp,
+  last_seen_at: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+/** The writable fields and their limits (spec "Limits"); each nullable, each optional. */
+const fields = {
+  first_name: Schema.optional(Schema.NullOr(BoundedString(100))),
+  last_name: Schema.optional(Schema.NullOr(BoundedString(100))),
+  email: Schema.optional(Schema.NullOr(Email)),
+  phone: Schema.optional(Schema.NullOr(BoundedString(50))),
+  locale: Schema.optional(Schema.NullOr(BoundedString(10))),
+  country: Schema.optional(Schema.NullOr(BoundedString(255))),
+  company_id: Schema.optional(Schema.NullOr(CompanyId))
+}
+
+/** `POST /customers` (D24): at least one of email, first_name, phone (checked by the service). */
+export class CreateCustomer extends Model.Class<CreateCustomer>("CreateCustomer")(fields) {}
+
+/** `PUT /customers/{id}`: present fields change, absent ones stay (D22). */
+export class UpdateCustomer extends Model.Class<UpdateCustomer>("UpdateCustomer")(fields) {}
+
+/** `GET /customers` (D16, D19): `email` is an exact match (case-insensitive), `company_id` a company. */
+export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
+  ...PageRequest.fields,
+  email: Schema.optional(BoundedString(255)),
+  company_id: Schema.optional(CompanyId)
+}) {}
+
+/** Emails are unique per workspace regardless of case (D24). */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase()

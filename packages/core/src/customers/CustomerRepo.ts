@@ -1,0 +1,45 @@
+/** Storage port for customers. Every method is scoped by workspace (D11). */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { PersistenceError, ValidationError } from "../shared/Errors.js"
+import type { CompanyId, CustomerId, WorkspaceId } from "../shared/Ids.js"
+import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { Customer } from "./Customer.js"
+
+export interface CustomerFilter {
+  readonly email?: string | undefined
+  readonly company_id?: CompanyId | undefined
+}
+
+export class CustomerRepo extends Context.Tag("@support-engine/core/CustomerRepo")<CustomerRepo, {
+  /** Fails with a 422 on `email` when the workspace already has that email (the unique index is the backstop). */
+  readonly insert: (
+    workspaceId: WorkspaceId,
+    customer: Customer
+  ) => Effect.Effect<void, PersistenceError | ValidationError>
+  readonly update: (
+    workspaceId: WorkspaceId,
+    customer: Customer
+  ) => Effect.Effect<void, PersistenceError | ValidationError>
+  readonly findById: (
+    workspaceId: WorkspaceId,
+    id: CustomerId
+  ) => Effect.Effect<Option.Option<Customer>, PersistenceError>
+  /** The customer with this email (case-insensitive), if any. */
+  readonly findByEmail: (
+    workspaceId: WorkspaceId,
+    email: string
+  ) => Effect.Effect<Option.Option<Customer>, PersistenceError>
+  /** Records that the customer was seen (a message from them): sets `last_seen_at` only. */
+  readonly markSeen: (
+    workspaceId: WorkspaceId,
+    id: CustomerId,
+    at: DateTime.Utc
+  ) => Effect.Effect<void, PersistenceError>
+  readonly delete: (workspaceId: WorkspaceId, id: CustomerId) => Effect.Effect<boolean, PersistenceError>
+  /** Newest first (D18); unfiltered total from the counter, filtered totals through the filter's index. */
+  readonly list: (
+    workspaceId: WorkspaceId,
+    filter: CustomerFilter,
+    slice: SliceRequest
+  ) => Effect.Effect<Slice<Customer>, PersistenceError>
+}>() {}

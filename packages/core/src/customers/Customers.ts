@@ -1,0 +1,138 @@
+/**
+ * Customers (D24). Ability and workspace checks as everywhere (D10, D11); every change records its
+ * `customer.*` event in the same transaction (D34, D35).
+ */
+import { Effect, Option } from "effect"
+import { CompanyRepo } from "../companies/CompanyRepo.js"
+import { encodeData, Events } from "../events/Events.js"
+import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
+import { makePage, PageRequest } from "../shared/Pagination.js"
+import { canRead, canWrite } from "../shared/Principal.js"
+import { sliceOf } from "../shared/Repository.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Transactor } from "../shared/Transactor.js"
+import { type CreateCustomer, Customer, type ListCustomers, normalizeEmail, type UpdateCustomer } from "./Customer.js"
+import { CustomerRepo } from "./CustomerRepo.js"
+
+const editable = ["first_name", "last_name", "email", "phone", "locale", "country", "company_id"] as const
+
+export class Customers extends Effect.Service<Customers>()("@support-engine/core/Customers", {
+  effect: Effect.gen(function*() {
+    const repo = yield* CustomerRepo
+    const companies = yield* CompanyRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const events = yield* Events
+
+    const find = (workspaceId: WorkspaceId, id: CustomerId) =>
+      repo.findById(workspaceId, id).pipe(orNotFound("Customer"))
+
+    const checkCompany = (workspaceId: WorkspaceId, companyId: CompanyId | null | undefined) =>
+      companyId === null || companyId === undefined
+        ? Effect.void
+        : Effect.flatMap(companies.findById(workspaceId, companyId), (found) =>
+          Option.isNone(found)
+            ? Effect.fail(ValidationError.field("company_id", "The selected company_id is invalid."))
+            : Effect.void)
+
+    const checkEmail = (workspaceId: WorkspaceId, email: string | null | undefined, self?: CustomerId) =>
+      email === null || email === undefined
+        ? Effect.void
+        : Effect.flatMap(
+          repo.findByEmail(workspaceId, email),
+          (found) =>
+            Option.isSome(found) && found.value.id !== self
+              ? Effect.fail(ValidationError.field("email", "The email has already been taken."))
+              : Effect.void
+        )
+
+    const create = Tracing.fn("Customers.create")(function*(input: CreateCustomer) {
+      const principal = yield* canWrite
+      if (!input.email && !input.first_name && !input.phone) {
+        const message = "At least one of email, first_name or phone is required."
+        return yield* new ValidationError({ errors: { email: [message], first_name: [message], phone: [message] } })
+      }
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* checkCompany(principal.workspaceId, input.company_id)
+        yield* checkEmail(principal.workspaceId, input.email)
+        const at = yield* now
+        const customer = new Customer({
+          id: CustomerId.make(yield* ids.uuid),
+          first_name: input.first_name ?? null,
+          last_name: input.last_name ?? null,
+          email: input.email ?? null,
+          phone: input.phone ?? null,
+          locale: input.locale ?? null,
+          country: input.country ?? null,
+          company_id: input.company_id ?? null,
+          avatar_url: null,
+          first_seen_at: at,
+          last_seen_at: at,
+          created_at: at,
+          updated_at: at
+        })
+        yield* repo.insert(principal.workspaceId, customer)
+        yield* events.record("customer.created", encodeData(Customer, customer))
+        return customer
+      }))
+    })
+
+    const get = Tracing.fn("Customers.get")(function*(id: CustomerId) {
+      const principal = yield* canRead
+      return yield* find(principal.workspaceId, id)
+    })
+
+    const update = Tracing.fn("Customers.update")(function*(id: CustomerId, input: UpdateCustomer) {
+      const principal = yield* canWrite
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* find(principal.workspaceId, id)
+        const merged = {
+          first_name: input.first_name === undefined ? current.first_name : input.first_name,
+          last_name: input.last_name === undefined ? current.last_name : input.last_name,
+          email: input.email === undefined ? current.email : input.email,
+          phone: input.phone === undefined ? current.phone : input.phone,
+          locale: input.locale === undefined ? current.locale : input.locale,
+          country: input.country === undefined ? current.country : input.country,
+          company_id: input.company_id === undefined ? current.company_id : input.company_id
+        }
+        const changed = editable.filter((key) => merged[key] !== current[key])
+        if (changed.length === 0) return current
+        const next = new Customer({ ...current, ...merged, updated_at: yield* now })
+        if (!next.email && !next.first_name && !next.phone) {
+          return yield* ValidationError.field("email", "At least one of email, first_name or phone is required.")
+        }
+        if (changed.includes("company_id")) yield* checkCompany(principal.workspaceId, next.company_id)
+        if (changed.includes("email")) yield* checkEmail(principal.workspaceId, next.email, id)
+        yield* repo.update(principal.workspaceId, next)
+        yield* events.record("customer.updated", encodeData(Customer, next))
+        return next
+      }))
+    })
+
+    /** Deletes the customer; its conversations and messages are kept (D24). */
+    const remove = Tracing.fn("Customers.delete")(function*(id: CustomerId) {
+      const principal = yield* canWrite
+      yield* tx.withTransaction(Effect.gen(function*() {
+        if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Customer" })
+        yield* events.record("customer.deleted", { id })
+      }))
+    })
+
+    const list = Tracing.fn("Customers.list")(function*(query: ListCustomers) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const filter = {
+        email: query.email === undefined ? undefined : normalizeEmail(query.email),
+        company_id: query.company_id
+      }
+      const { items, total } = yield* repo.list(principal.workspaceId, filter, sliceOf(page))
+      return makePage(items, total, page)
+    })
+
+    return { create, get, update, delete: remove, list } as const
+  }),
+  dependencies: [Events.Default]
+}) {}

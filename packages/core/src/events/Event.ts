@@ -1,0 +1,42 @@
+/**
+ * Recorded events (D34, D35, D44, D45): what webhooks deliver and `GET /events` lists.
+ */
+import { Schema } from "effect"
+import { EventId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { Actor } from "../shared/Principal.js"
+import { Timestamp } from "../shared/Timestamp.js"
+
+export const EventType = Schema.Literal(
+  "conversation.created",
+  "conversation.deleted",
+  "conversation.assigned.updated",
+  "conversation.status.updated",
+  "conversation.priority.updated",
+  "conversation.tags.updated",
+  "conversation.customer.message.created",
+  "conversation.user.message.created",
+  "customer.created",
+  "customer.updated",
+  "customer.deleted",
+  "agent.created",
+  "agent.updated",
+  "agent.deleted",
+  "training.created",
+  "training.updated",
+  "training.deleted",
+  "training.agent.assigned"
+)
+export type EventType = typeof EventType.Type
+
+/** JSON data as the API returns it: already encoded, so the outbox stores exactly what is delivered. */
+export const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type EventData = typeof EventData.Type
+
+export class Event extends Model.Class<Event>("Event")({
+  id: EventId,
+  event: EventType,
+  occurred_at: Timestamp,
+  actor: Actor,
+  data: EventData
+}) {}

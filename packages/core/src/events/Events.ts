@@ -1,0 +1,67 @@
+/**
+ * Recording events in the caller's transaction (D34, D44) and reading the event log (D45).
+ */
+import { Effect, Option, Schema } from "effect"
+import { NotFound, type PersistenceError } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { EventId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { makePage, type Page, PageRequest } from "../shared/Pagination.js"
+import { canRead, Principal } from "../shared/Principal.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Event, type EventData, EventType } from "./Event.js"
+import { Outbox } from "./Outbox.js"
+
+/** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
+export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
+  ...PageRequest.fields,
+  event: Schema.optional(EventType),
+  after: Schema.optional(EventId)
+}) {}
+
+export class Events extends Effect.Service<Events>()("@support-engine/core/Events", {
+  effect: Effect.gen(function*() {
+    const outbox = yield* Outbox
+    const ids = yield* IdGenerator
+
+    /** Appends one event, attributed to the current principal's actor, to the outbox. */
+    const record = Tracing.fn("Events.record")(
+      function*(event: EventType, data: EventData): Effect.fn.Return<Event, PersistenceError, Principal> {
+        const principal = yield* Principal
+        const recorded = new Event({
+          id: EventId.make(yield* ids.uuid),
+          event,
+          occurred_at: yield* now,
+          actor: principal.actor,
+          data
+        })
+        yield* outbox.append(principal.workspaceId, recorded)
+        return recorded
+      }
+    )
+
+    const list = Tracing.fn("Events.list")(function*(query: ListEvents) {
+      const principal = yield* canRead
+      const filter = { event: query.event }
+      const request = new PageRequest({ page: query.page, per_page: query.per_page })
+      if (query.after !== undefined) {
+        const anchor = yield* outbox.findById(principal.workspaceId, query.after)
+        if (Option.isNone(anchor)) return yield* new NotFound({ resource: "Event" })
+        const items = yield* outbox.listAfter(principal.workspaceId, query.after, filter, query.per_page)
+        return makePage(items, items.length, new PageRequest({ page: 1, per_page: query.per_page }))
+      }
+      const { items, total } = yield* outbox.list(principal.workspaceId, filter, {
+        limit: request.per_page,
+        offset: request.offset
+      })
+      return makePage(items, total, request) as Page<Event>
+    })
+
+    return { record, list } as const
+  })
+}) {}
+
+/** Encodes a model to the JSON the API returns, for event data (D35). */
+export const encodeData = <A, I extends EventData>(schema: Schema.Schema<A, I>, value: A): EventData =>
+  Schema.encodeSync(schema)(value)

@@ -1,0 +1,107 @@
+/** Knowledge-base articles, their translations and revisions (spec "Knowledge-base article", D32). */
+import { Schema } from "effect"
+import { ArticleCategoryId, ArticleId, RevisionId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { PageRequest } from "../shared/Pagination.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
+
+export const ArticleStatus = Schema.Literal("draft", "published")
+/** `github` is the lowercase name of the code-hosting integration the specification refers to. */
+export const ArticleSource = Schema.Literal("manual", "auto_generated", "mcp", "github")
+
+export class Translation extends Model.Class<Translation>("Translation")({
+  locale: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  seo_title: Schema.NullOr(Schema.String),
+  noindex: Schema.Boolean,
+  canonical_url: Schema.NullOr(Schema.String),
+  og_image_url: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class Article extends Model.Class<Article>("Article")({
+  id: ArticleId,
+  category_id: Schema.NullOr(ArticleCategoryId),
+  position: Schema.NullOr(Schema.Int),
+  status: ArticleStatus,
+  published_at: Schema.NullOr(Timestamp),
+  source: ArticleSource,
+  translations: Schema.Array(Translation),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class Revision extends Model.Class<Revision>("Revision")({
+  id: RevisionId,
+  article_id: ArticleId,
+  locale: Schema.String,
+  title: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  created_at: Timestamp
+}) {}
+
+/** A BCP 47-style tag (`en`, `pt-BR`, `zh-Hant`), at most 10 characters like a customer's locale. */
+export const Locale = BoundedString(10).pipe(
+  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: () => "must be a locale such as en or pt-BR" })
+)
+/** A URL path segment. Bounded at 255, not D33's 65,535: it is a key of a unique index (PostgreSQL caps those). */
+export const Slug = BoundedString(255).pipe(
+  Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "must be lower-case letters, digits and dashes" })
+)
+const Title = Text.pipe(Schema.minLength(1))
+/** An ordering key; at most the largest 32-bit integer, what every SQL dialect's INTEGER holds. */
+const Position = Schema.Int.pipe(Schema.between(0, 2_147_483_647))
+
+// The specification lists no bound for these: D33's 65,535.
+const translationFields = {
+  slug: Schema.optional(Slug),
+  content: Schema.optional(Text),
+  excerpt: Schema.optional(Schema.NullOr(Text)),
+  seo_title: Schema.optional(Schema.NullOr(Text)),
+  noindex: Schema.optional(Schema.Boolean),
+  canonical_url: Schema.optional(Schema.NullOr(HttpUrl)),
+  og_image_url: Schema.optional(Schema.NullOr(HttpUrl))
+}
+
+export class TranslationInput extends Model.Class<TranslationInput>("TranslationInput")({
+  locale: Locale,
+  title: Title,
+  ...translationFields
+}) {}
+
+/** `POST /kb-articles` (D32): at least one translation, one per locale. */
+export class CreateArticle extends Model.Class<CreateArticle>("CreateArticle")({
+  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optional(Schema.NullOr(Position)),
+  status: Schema.optional(ArticleStatus),
+  source: Schema.optional(ArticleSource),
+  translations: Schema.Array(TranslationInput).pipe(Schema.minItems(1), Schema.maxItems(100))
+}) {}
+
+/** `PUT /kb-articles/{id}` (D32): category, position, status. */
+export class UpdateArticle extends Model.Class<UpdateArticle>("UpdateArticle")({
+  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optional(Schema.NullOr(Position)),
+  status: Schema.optional(ArticleStatus)
+}) {}
+
+/** `PUT /kb-articles/{id}/translations/{locale}` (D32): creates the translation, or revises and updates it. */
+export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation")({
+  title: Schema.optional(Title),
+  ...translationFields
+}) {}
+
+export class ListArticles extends Model.Class<ListArticles>("ListArticles")({
+  ...PageRequest.fields,
+  status: Schema.optional(ArticleStatus)
+}) {}
+
+export class ListRevisions extends Model.Class<ListRevisions>("ListRevisions")({
+  ...PageRequest.fields
+}) {}

@@ -1,0 +1,72 @@
+/** Storage port for knowledge-base articles, translations and revisions. Scoped by workspace (D11). */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { PersistenceError } from "../shared/Errors.js"
+import type { ArticleId, RevisionId, WorkspaceId } from "../shared/Ids.js"
+import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { Article, ArticleStatus, Revision, Translation } from "./Article.js"
+
+/**
+ * A translation hit a unique index: its slug is taken in its locale, or its locale was added to the article by a
+ * concurrent write. The service chose a free slug and a missing locale when it read, so this only happens when
+ * another transaction got there first; the service reruns its transaction, which then sees the other write.
+ */
+export class TranslationConflict extends Schema.TaggedError<TranslationConflict>()("TranslationConflict", {
+  locale: Schema.String,
+  slug: Schema.String
+}) {}
+
+export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")<ArticleRepo, {
+  /** Inserts the article and its translations. */
+  readonly insert: (
+    workspaceId: WorkspaceId,
+    article: Article
+  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  readonly findById: (
+    workspaceId: WorkspaceId,
+    id: ArticleId
+  ) => Effect.Effect<Option.Option<Article>, PersistenceError>
+  /**
+   * Holds the article's row until the transaction ends, so that concurrent writes to one article run one after the
+   * other and each reads what the previous one wrote (a revision never misses a version). Nothing when absent.
+   */
+  readonly lock: (workspaceId: WorkspaceId, id: ArticleId) => Effect.Effect<void, PersistenceError>
+  /** Writes the article's own fields (not its translations). */
+  readonly update: (workspaceId: WorkspaceId, article: Article) => Effect.Effect<void, PersistenceError>
+  readonly insertTranslation: (
+    workspaceId: WorkspaceId,
+    articleId: ArticleId,
+    translation: Translation
+  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  /** Rewrites the translation of `translation.locale`. */
+  readonly updateTranslation: (
+    workspaceId: WorkspaceId,
+    articleId: ArticleId,
+    translation: Translation
+  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  /** Deletes the article with its translations and revisions. False when absent. */
+  readonly delete: (workspaceId: WorkspaceId, id: ArticleId) => Effect.Effect<boolean, PersistenceError>
+  /** Newest first (`created_at` desc, `id` desc, D18); unfiltered `total` from the workspace counter. */
+  readonly list: (
+    workspaceId: WorkspaceId,
+    filter: { readonly status?: typeof ArticleStatus.Type | undefined },
+    slice: SliceRequest
+  ) => Effect.Effect<Slice<Article>, PersistenceError>
+  /** Slugs of the workspace's translations in `locale` that are `base` or `base-N`, other than `except`'s. */
+  readonly slugsLike: (
+    workspaceId: WorkspaceId,
+    locale: string,
+    base: string,
+    except: ArticleId | null
+  ) => Effect.Effect<ReadonlyArray<string>, PersistenceError>
+  readonly insertRevision: (workspaceId: WorkspaceId, revision: Revision) => Effect.Effect<void, PersistenceError>
+  readonly findRevision: (
+    workspaceId: WorkspaceId,
+    id: RevisionId
+  ) => Effect.Effect<Option.Option<Revision>, PersistenceError>
+  /** The article's revisions, newest first (`created_at` desc, `id` desc). */
+  readonly listRevisions: (
+    workspaceId: WorkspaceId,
+    articleId: ArticleId,
+    slice: SliceRequest
+  ) => Effect.Effect<Slice<Revision>, PersistenceError>
+}>() {}

@@ -1,0 +1,431 @@
+/**
+ * Training data (D20, D30, D31): items of five types, URL discovery, agents, folders, resync, and the worker that
+ * processes queued items on Effect's clock. Every change records its `training.*` event in the same transaction.
+ */
+import { DateTime, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
+import { slugify } from "../agents/Agent.js"
+import { AgentRepo } from "../agents/AgentRepo.js"
+import { encodeData, Events } from "../events/Events.js"
+import {
+  BusinessStateError,
+  InvalidAgent,
+  InvalidType,
+  NotFound,
+  NoUrlsProvided,
+  orNotFound,
+  type PersistenceError,
+  UrlDiscoveryRequired,
+  ValidationError
+} from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { type AgentId, TrainingDataId, TrainingFolderId, UrlPageId, type WorkspaceId } from "../shared/Ids.js"
+import { makePage, PageRequest } from "../shared/Pagination.js"
+import { canRead, canWrite, Principal } from "../shared/Principal.js"
+import { sliceOf } from "../shared/Repository.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Transactor } from "../shared/Transactor.js"
+import { normalizeUrl } from "../shared/UrlNormalization.js"
+import { WorkspaceRepo } from "../workspaces/WorkspaceRepo.js"
+import {
+  type CreateTrainingData,
+  type CreateTrainingFolder,
+  type ListTrainingData,
+  type ProcessUrls,
+  ResyncStarted,
+  TrainingDataItem,
+  TrainingFolder,
+  type UpdateTrainingData,
+  type UrlExistsQuery,
+  UrlPage
+} from "./TrainingData.js"
+import { TrainingProcessor } from "./TrainingProcessor.js"
+import { TrainingRepo } from "./TrainingRepo.js"
+
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((id) => b.includes(id))
+
+/** Wakes the worker when items are queued, so processing does not wait for the next poll. */
+export class TrainingSignal extends Effect.Service<TrainingSignal>()("@support-engine/core/TrainingSignal", {
+  effect: Effect.map(Queue.sliding<void>(1), (queue) => ({
+    notify: Queue.offer(queue, undefined).pipe(Effect.asVoid),
+    wait: Queue.take(queue)
+  }))
+}) {}
+
+export class Training extends Effect.Service<Training>()("@support-engine/core/Training", {
+  effect: Effect.gen(function*() {
+    const repo = yield* TrainingRepo
+    const agents = yield* AgentRepo
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const events = yield* Events
+    const signal = yield* TrainingSignal
+
+    const find = (workspaceId: WorkspaceId, id: TrainingDataId) =>
+      repo.findById(workspaceId, id).pipe(orNotFound("Training data"))
+
+    /** Every agent must be an agent of the workspace: 400 INVALID_AGENT otherwise (spec rule 4, D30). */
+    const checkAgents = (workspaceId: WorkspaceId, agentIds: ReadonlyArray<AgentId>) =>
+      Effect.gen(function*() {
+        const unique = [...new Set(agentIds)]
+        const found = yield* agents.findIds(workspaceId, unique)
+        const missing = unique.filter((id) => !found.includes(id))
+        if (missing.length > 0) {
+          return yield* new InvalidAgent({ message: `Agent ${missing[0]} is not an agent of this workspace.` })
+        }
+        return unique
+      })
+
+    const checkFolder = (workspaceId: WorkspaceId, folderId: TrainingFolderId | null | undefined) =>
+      folderId === null || folderId === undefined
+        ? Effect.succeed(null)
+        : Effect.flatMap(repo.findFolder(workspaceId, folderId), (found) =>
+          Option.isNone(found)
+            ? Effect.fail(ValidationError.field("training_folder_id", "The selected training_folder_id is invalid."))
+            : Effect.succeed(folderId))
+
+    const newItem = (
+      fields: Pick<
+        TrainingDataItem,
+        | "type"
+        | "source"
+        | "title"
+        | "description"
+        | "content"
+        | "question"
+        | "answer"
+        | "agent_ids"
+        | "training_folder_id"
+      >
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const id = TrainingDataId.make(yield* ids.uuid)
+        // The id's tail keeps slugs unique without a read-then-write race.
+        const slug = `${slugify(fields.title ?? fields.source ?? fields.type)}-${id.slice(-8)}`
+        return new TrainingDataItem({
+          ...fields,
+          id,
+          slug,
+          is_processed: false,
+          status: "queued",
+          created_at: at,
+          updated_at: at
+        })
+      })
+
+    const insert = (workspaceId: WorkspaceId, item: TrainingDataItem) =>
+      Effect.gen(function*() {
+        yield* repo.insert(
+          workspaceId,
+          item,
+          item.type === "url" && item.source !== null ? normalizeUrl(item.source) : null
+        )
+        yield* events.record("training.created", encodeData(TrainingDataItem, item))
+        if (item.agent_ids.length > 0) {
+          yield* events.record("training.agent.assigned", { training_data_id: item.id, agent_ids: [...item.agent_ids] })
+        }
+      })
+
+    const create = Tracing.fn("Training.create")(function*(input: CreateTrainingData) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      if (input.type === "url") return yield* new UrlDiscoveryRequired()
+      if (input.type !== "text" && input.type !== "qa" && input.type !== "file" && input.type !== "video") {
+        return yield* new InvalidType({ message: `Unsupported training data type "${input.type}".` })
+      }
+      const type = input.type
+      const required: Array<"content" | "question" | "answer" | "source"> = type === "text"
+        ? ["content"]
+        : type === "qa"
+        ? ["question", "answer"]
+        : ["source"]
+      const missing = required.filter((field) => input[field] === undefined)
+      if (missing.length > 0) {
+        return yield* new ValidationError({
+          errors: Object.fromEntries(missing.map((f) => [f, [`The ${f} field is required for ${type} training data.`]]))
+        })
+      }
+      const item = yield* tx.withTransaction(Effect.gen(function*() {
+        const item = yield* newItem({
+          type,
+          source: type === "file" || type === "video" ? input.source ?? null : null,
+          title: input.title ?? null,
+          description: input.description ?? null,
+          content: type === "text" ? input.content ?? null : null,
+          question: type === "qa" ? input.question ?? null : null,
+          answer: type === "qa" ? input.answer ?? null : null,
+          agent_ids: yield* checkAgents(workspaceId, input.agent_ids ?? []),
+          training_folder_id: yield* checkFolder(workspaceId, input.training_folder_id)
+        })
+        yield* insert(workspaceId, item)
+        return item
+      }))
+      yield* signal.notify
+      return item
+    })
+
+    const processUrls = Tracing.fn("Training.processUrls")(function*(input: ProcessUrls) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      const byNormalized = new Map<string, string>()
+      for (const raw of input.urls) {
+        const normalized = normalizeUrl(raw)
+        if (normalized !== null && !byNormalized.has(normalized)) byNormalized.set(normalized, raw.trim())
+      }
+      if (byNormalized.size === 0) return yield* new NoUrlsProvided()
+      const items = yield* tx.withTransaction(Effect.gen(function*() {
+        const agentIds = yield* checkAgents(workspaceId, input.agent_ids ?? [])
+        const folderId = yield* checkFolder(workspaceId, input.training_folder_id)
+        return yield* Effect.forEach([...byNormalized.values()], (source) =>
+          Effect.gen(function*() {
+            const item = yield* newItem({
+              type: "url",
+              source,
+              title: null,
+              description: null,
+              content: null,
+              question: null,
+              answer: null,
+              agent_ids: agentIds,
+              training_folder_id: folderId
+            })
+            yield* insert(workspaceId, item)
+            return item
+          }))
+      }))
+      yield* signal.notify
+      return items
+    })
+
+    const get = Tracing.fn("Training.get")(function*(id: TrainingDataId) {
+      const principal = yield* canRead
+      return yield* find(principal.workspaceId, id)
+    })
+
+    const update = Tracing.fn("Training.update")(function*(id: TrainingDataId, input: UpdateTrainingData) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* find(workspaceId, id)
+        const agentIds = input.agent_ids === undefined
+          ? current.agent_ids
+          : yield* checkAgents(workspaceId, input.agent_ids)
+        const next = {
+          title: input.title === undefined ? current.title : input.title,
+          description: input.description === undefined ? current.description : input.description
+        }
+        const fieldsChanged = next.title !== current.title || next.description !== current.description
+        const agentsChanged = !sameIds(agentIds, current.agent_ids)
+        if (!fieldsChanged && !agentsChanged) return current
+        const updated = new TrainingDataItem({ ...current, ...next, agent_ids: agentIds, updated_at: yield* now })
+        yield* repo.update(workspaceId, updated)
+        if (fieldsChanged) yield* events.record("training.updated", encodeData(TrainingDataItem, updated))
+        if (agentsChanged) {
+          yield* events.record("training.agent.assigned", { training_data_id: updated.id, agent_ids: [...agentIds] })
+        }
+        return updated
+      }))
+    })
+
+    const remove = Tracing.fn("Training.delete")(function*(id: TrainingDataId) {
+      const principal = yield* canWrite
+      yield* tx.withTransaction(Effect.gen(function*() {
+        if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Training data" })
+        yield* events.record("training.deleted", { id })
+      }))
+    })
+
+    const list = Tracing.fn("Training.list")(function*(query: ListTrainingData) {
+      const principal = yield* canRead
+      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const { items, total } = yield* repo.list(
+        principal.workspaceId,
+        { type: query.type, status: query.status },
+        sliceOf(page)
+      )
+      return makePage(items, total, page)
+    })
+
+    /** D31: a url item with completed pages goes back to the queue; otherwise the business-state 422 of D14. */
+    const resync = Tracing.fn("Training.resync")(function*(id: TrainingDataId) {
+      const principal = yield* canWrite
+      const workspaceId = principal.workspaceId
+      const started = yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* find(workspaceId, id)
+        const completed = current.type === "url"
+          ? (yield* repo.pages(workspaceId, id)).filter((p) => p.status === "completed").length
+          : 0
+        if (completed === 0) {
+          return yield* new BusinessStateError({ message: "This training data has no completed URLs to resync." })
+        }
+        if (current.status !== "queued") {
+          const queued = new TrainingDataItem({
+            ...current,
+            status: "queued",
+            is_processed: false,
+            updated_at: yield* now
+          })
+          yield* repo.update(workspaceId, queued)
+          yield* events.record("training.updated", encodeData(TrainingDataItem, queued))
+        }
+        return new ResyncStarted({
+          success: true,
+          message: "Resync started.",
+          data: { training_data_id: id, urls_count: completed }
+        })
+      }))
+      yield* signal.notify
+      return started
+    })
+
+    /** D20: a url item's source or a page discovered under one, after normalisation. */
+    const urlExists = Tracing.fn("Training.urlExists")(function*(query: UrlExistsQuery) {
+      const principal = yield* canRead
+      const normalized = normalizeUrl(query.url)
+      if (normalized === null) return yield* ValidationError.field("url", "The url must be an absolute http(s) URL.")
+      return { exists: yield* repo.urlExists(principal.workspaceId, normalized) }
+    })
+
+    const createFolder = Tracing.fn("Training.createFolder")(function*(input: CreateTrainingFolder) {
+      const principal = yield* canWrite
+      const at = yield* now
+      const folder = new TrainingFolder({
+        id: TrainingFolderId.make(yield* ids.uuid),
+        name: input.name,
+        created_at: at,
+        updated_at: at
+      })
+      yield* tx.withTransaction(repo.insertFolder(principal.workspaceId, folder))
+      return folder
+    })
+
+    const listFolders = Tracing.fn("Training.listFolders")(function*() {
+      const principal = yield* canRead
+      return yield* repo.listFolders(principal.workspaceId)
+    })
+
+    const pages = Tracing.fn("Training.pages")(function*(id: TrainingDataId) {
+      const principal = yield* canRead
+      yield* find(principal.workspaceId, id)
+      return yield* repo.pages(principal.workspaceId, id)
+    })
+
+    return {
+      create,
+      processUrls,
+      get,
+      update,
+      delete: remove,
+      list,
+      resync,
+      urlExists,
+      createFolder,
+      listFolders,
+      pages
+    } as const
+  }),
+  dependencies: [Events.Default, TrainingSignal.Default]
+}) {}
+
+/** How long a claimed item stays leased to one worker; a worker that died releases it by letting it expire. */
+export const TRAINING_LEASE = Duration.minutes(5)
+
+/**
+ * The worker that moves queued items through processing (D31), on Effect's clock. `processNext` is one step:
+ * claim the oldest due item, record `processing`, run the `TrainingProcessor`, record `completed` or `failed`
+ * with the discovered pages — each state change in a transaction with its `training.updated` event, attributed
+ * to the system actor (D44).
+ */
+export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-engine/core/TrainingWorker", {
+  effect: Effect.gen(function*() {
+    const repo = yield* TrainingRepo
+    const workspaces = yield* WorkspaceRepo
+    const processor = yield* TrainingProcessor
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const events = yield* Events
+
+    const processNext: Effect.Effect<boolean, PersistenceError> = Effect.gen(function*() {
+      const at = yield* now
+      const claim = yield* tx.withTransaction(Effect.gen(function*() {
+        const claimed = yield* repo.claimNext(at, DateTime.addDuration(at, TRAINING_LEASE))
+        if (Option.isNone(claimed)) return Option.none()
+        const { item, workspaceId } = claimed.value
+        const workspace = yield* workspaces.findById(workspaceId)
+        if (Option.isNone(workspace)) return Option.none()
+        const principal = Principal.system(workspaceId, workspace.value.organization_id)
+        yield* events.record("training.updated", encodeData(TrainingDataItem, item)).pipe(
+          Effect.provideService(Principal, principal)
+        )
+        return Option.some({ item, workspaceId, principal })
+      }))
+      if (Option.isNone(claim)) return false
+      const { item, principal, workspaceId } = claim.value
+      // The processor is the host's code: if it dies, the item fails instead of the worker.
+      const outcome = yield* processor.process(item).pipe(
+        Effect.catchAllDefect((defect) => Effect.succeed({ _tag: "Failed" as const, reason: String(defect) }))
+      )
+      yield* tx.withTransaction(
+        Effect.gen(function*() {
+          // The item may have been deleted or updated while it was processed: finish on its current state.
+          const current = yield* repo.findById(workspaceId, item.id)
+          if (Option.isNone(current)) return
+          const finishedAt = yield* now
+          const done = new TrainingDataItem({
+            ...current.value,
+            status: outcome._tag === "Completed" ? "completed" : "failed",
+            is_processed: outcome._tag === "Completed",
+            updated_at: finishedAt
+          })
+          if (outcome._tag === "Completed") {
+            const pages = yield* Effect.forEach(outcome.pages, (url) =>
+              Effect.gen(function*() {
+                const normalized = normalizeUrl(url)
+                if (normalized === null) return Option.none()
+                const page = new UrlPage({
+                  id: UrlPageId.make(yield* ids.uuid),
+                  training_data_id: item.id,
+                  url,
+                  status: "completed",
+                  created_at: finishedAt,
+                  updated_at: finishedAt
+                })
+                return Option.some({ page, normalized })
+              }))
+            yield* repo.replacePages(workspaceId, item.id, pages.flatMap(Option.toArray))
+          }
+          yield* repo.update(workspaceId, done)
+          yield* events.record("training.updated", encodeData(TrainingDataItem, done))
+        }).pipe(Effect.provideService(Principal, principal))
+      )
+      return true
+    })
+
+    /** Drains the queue, then waits for a signal or the next poll. */
+    const drain = Effect.repeat(processNext, { while: (processed) => processed })
+
+    return { processNext, drain } as const
+  }),
+  dependencies: [Events.Default]
+}) {
+  /**
+   * The running worker: drains on start, when signalled, and every `pollInterval` (work queued by another
+   * process, or a lease that expired). Stops with its scope.
+   */
+  static readonly layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}) =>
+    Layer.scopedDiscard(Effect.gen(function*() {
+      const worker = yield* TrainingWorker
+      const signal = yield* TrainingSignal
+      const interval = options.pollInterval ?? Duration.seconds(1)
+      const wake = Effect.race(signal.wait, Effect.sleep(interval))
+      yield* worker.drain.pipe(
+        Effect.zipRight(wake),
+        // A database hiccup must not stop training for good: log it and try again at the next wake-up.
+        Effect.catchTag("PersistenceError", (error) => Effect.logWarning("training worker step failed", error.reason)),
+        Effect.repeat(Schedule.forever),
+        Effect.forkScoped
+      )
+    }))
+}

@@ -1,0 +1,130 @@
+/**
+ * Webhook subscriptions and their deliveries (D36-D38, D46): the models the API returns and the requests it takes.
+ */
+import { Schema } from "effect"
+import { EventType } from "../events/Event.js"
+import { DeliveryId, EventId, WebhookId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { PageRequest } from "../shared/Pagination.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { HttpUrl, Text } from "../shared/Validation.js"
+
+/** An event type a webhook subscribes to, or `*` for every type (D36). */
+export const WebhookEventType = Schema.Union(EventType, Schema.Literal("*"))
+export type WebhookEventType = typeof WebhookEventType.Type
+
+/** Why a webhook stopped receiving deliveries (D38): a 410 answer, or too many failed deliveries in a row. */
+export const DeactivationReason = Schema.Literal("gone", "consecutive_failures")
+export type DeactivationReason = typeof DeactivationReason.Type
+
+/** A subscription as the API returns it. The secret is never part of it (shown on create and rotate only). */
+export class Webhook extends Model.Class<Webhook>("Webhook")({
+  id: WebhookId,
+  url: Schema.String,
+  events: Schema.Array(WebhookEventType),
+  description: Schema.NullOr(Schema.String),
+  is_active: Schema.Boolean,
+  /** Failed deliveries since the last successful one (D38); reset by a success and by `enable`. */
+  consecutive_failures: Schema.Int,
+  deactivated_at: Schema.NullOr(Timestamp),
+  deactivation_reason: Schema.NullOr(DeactivationReason),
+  /** End of the rotation grace period during which the previous secret still signs (D46); null when none. */
+  previous_secret_expires_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+/** The answer to create and rotate-secret: the webhook and its (new) secret, `whsec_` + base64 (D36). */
+export class WebhookWithSecret extends Model.Class<WebhookWithSecret>("WebhookWithSecret")({
+  ...Webhook.fields,
+  secret: Schema.Redacted(Schema.String)
+}) {}
+
+/** Where a delivery stands (D37, D38). `cancelled`: its webhook was deactivated before it was delivered. */
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** One attempt to deliver (D38): when, how long, and the receiver's answer or the error. */
+export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttempt")({
+  /** 1 for the first attempt of the delivery; redeliveries continue the count. */
+  attempt: Schema.Int,
+  attempted_at: Timestamp,
+  duration_ms: Schema.Int,
+  response_status: Schema.NullOr(Schema.Int),
+  /** Timeout, connection error, refused address, or null when the receiver answered. */
+  error: Schema.NullOr(Schema.String),
+  /** The start of the answer's body, at most 1,024 characters. */
+  response_excerpt: Schema.NullOr(Schema.String)
+}) {}
+
+/** A delivery (D37): one event for one webhook, with its attempt log (D36). */
+export class WebhookDelivery extends Model.Class<WebhookDelivery>("WebhookDelivery")({
+  id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event: EventType,
+  status: DeliveryStatus,
+  /** Attempts made so far, redeliveries included. */
+  attempts: Schema.Int,
+  /** When the next attempt is due; null when none is scheduled (delivered, failed, cancelled, or paused). */
+  next_attempt_at: Schema.NullOr(Timestamp),
+  last_attempt_at: Schema.NullOr(Timestamp),
+  response_status: Schema.NullOr(Schema.Int),
+  last_error: Schema.NullOr(Schema.String),
+  delivered_at: Schema.NullOr(Timestamp),
+  /** The latest attempts, oldest first (at most `ATTEMPT_LOG_LIMIT`). */
+  attempt_log: Schema.Array(DeliveryAttempt),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+/** How many attempts a delivery shows in its log: the full budget of one round (D38) and a redelivery's. */
+export const ATTEMPT_LOG_LIMIT = 20
+
+/** The longest rotation grace period a call may ask for: 7 days (D46). */
+export const MAX_GRACE_PERIOD_SECONDS = 7 * 24 * 60 * 60
+/** The rotation grace period when the call does not say: 24 hours (D46). */
+export const DEFAULT_GRACE_PERIOD_SECONDS = 24 * 60 * 60
+
+const Events = Schema.Array(WebhookEventType).pipe(
+  Schema.minItems(1),
+  Schema.maxItems(EventType.literals.length + 1)
+)
+const Description = Schema.NullOr(Text)
+
+/** `POST /webhooks` (D36). Whether the URL is allowed (https, no private address) is checked by the service. */
+export class CreateWebhook extends Model.Class<CreateWebhook>("CreateWebhook")({
+  url: HttpUrl,
+  events: Events,
+  description: Schema.optional(Description)
+}) {}
+
+/** `PUT /webhooks/{id}`: present fields change, absent ones stay (D22). */
+export class UpdateWebhook extends Model.Class<UpdateWebhook>("UpdateWebhook")({
+  url: Schema.optional(HttpUrl),
+  events: Schema.optional(Events),
+  description: Schema.optional(Description)
+}) {}
+
+/** `POST /webhooks/{id}/rotate-secret` (D46): the grace period in seconds, 0 to 7 days, default 24 hours. */
+export class RotateWebhookSecret extends Model.Class<RotateWebhookSecret>("RotateWebhookSecret")({
+  grace_period_seconds: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_GRACE_PERIOD_SECONDS)))
+}) {}
+
+/** `GET /webhooks`. */
+export class ListWebhooks extends Model.Class<ListWebhooks>("ListWebhooks")({
+  ...PageRequest.fields
+}) {}
+
+/** `GET /webhooks/{id}/deliveries`, newest first, optionally one status. */
+export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("ListWebhookDeliveries")({
+  ...PageRequest.fields,
+  status: Schema.optional(DeliveryStatus)
+}) {}
+
+/**
+ * The subscribed types as stored: duplicates removed, and `*` alone when it is listed, since it already
+ * covers every type.
+ */
+export const normalizeEvents = (events: ReadonlyArray<WebhookEventType>): ReadonlyArray<WebhookEventType> =>
+  events.includes("*") ? ["*"] : [...new Set(events)]

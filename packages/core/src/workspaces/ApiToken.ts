@@ -1,0 +1,25 @@
+/** Workspace API tokens (D9). Only a SHA-256 hash of the plain value is stored. */
+import { Schema } from "effect"
+import { ApiTokenId, WorkspaceId } from "../shared/Ids.js"
+import * as Model from "../shared/Model.js"
+import { Ability } from "../shared/Principal.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { BoundedString } from "../shared/Validation.js"
+
+export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
+  id: ApiTokenId,
+  workspace_id: WorkspaceId,
+  name: BoundedString(255),
+  abilities: Schema.Array(Ability),
+  expires_at: Schema.NullOr(Timestamp),
+  last_used_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}) {}
+
+export class CreateApiToken extends Model.Class<CreateApiToken>("CreateApiToken")({
+  workspace_id: WorkspaceId,
+  name: BoundedString(255).pipe(Schema.minLength(1)),
+  abilities: Schema.NonEmptyArray(Ability),
+  expires_at: Schema.optionalWith(Schema.NullOr(Timestamp), { default: () => null })
+}) {}

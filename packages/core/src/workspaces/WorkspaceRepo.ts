@@ -1,0 +1,42 @@
+/** Storage ports for workspaces, users and API tokens; adapters live in `@support-engine/storage`. */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { PersistenceError } from "../shared/Errors.js"
+import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "../shared/Ids.js"
+import type { ApiToken } from "./ApiToken.js"
+import type { User, Workspace } from "./Workspace.js"
+
+export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRepo")<WorkspaceRepo, {
+  readonly insert: (workspace: Workspace) => Effect.Effect<void, PersistenceError>
+  readonly findById: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>, PersistenceError>
+  readonly list: Effect.Effect<ReadonlyArray<Workspace>, PersistenceError>
+  /**
+   * Inside a transaction: holds off other transactions that take the same lock until this one ends, so that a
+   * check for "no workspace yet" and the create that follows cannot interleave with another process's.
+   */
+  readonly lockCreates: Effect.Effect<void, PersistenceError>
+  readonly setEmailAgent: (
+    id: WorkspaceId,
+    agentId: AgentId | null,
+    at: DateTime.Utc
+  ) => Effect.Effect<void, PersistenceError>
+}>() {}
+
+export class UserRepo extends Context.Tag("@support-engine/core/UserRepo")<UserRepo, {
+  readonly insert: (user: User) => Effect.Effect<void, PersistenceError>
+  readonly findById: (workspaceId: WorkspaceId, id: UserId) => Effect.Effect<Option.Option<User>, PersistenceError>
+}>() {}
+
+export interface StoredToken {
+  readonly token: ApiToken
+  /** Lowercase hex SHA-256 of the plain token value. */
+  readonly hash: string
+  /** The organization of the token's workspace: read with the token, so authenticating is one statement. */
+  readonly organizationId: OrganizationId
+}
+
+export class ApiTokenRepo extends Context.Tag("@support-engine/core/ApiTokenRepo")<ApiTokenRepo, {
+  readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
+  readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
+  readonly delete: (id: ApiTokenId) => Effect.Effect<boolean, PersistenceError>
+  readonly touch: (id: ApiTokenId, at: DateTime.Utc) => Effect.Effect<void, PersistenceError>
+}>() {}

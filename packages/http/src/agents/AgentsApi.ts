@@ -1,0 +1,54 @@
+/** `/agents` (spec, D23). */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Agent, AgentId, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
+import { Schema } from "effect"
+import { Authentication } from "../shared/Authentication.js"
+import { ForbiddenResponse, NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ListEnvelope, listQuery } from "../shared/Lists.js"
+import { idPath, payload } from "../shared/Requests.js"
+
+const path = idPath(AgentId)
+
+/** The string member of core's `BooleanFlag`: a query string carries `true`/`false`/`1`/`0`, never a boolean. */
+const QueryFlag = BooleanFlag.members[1]
+
+export class AgentsApi extends HttpApiGroup.make("agents")
+  .add(
+    HttpApiEndpoint.post("create", "/agents")
+      .setPayload(payload(CreateAgent))
+      .addSuccess(Agent, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/agents")
+      .setUrlParams(listQuery({ is_active: Schema.optional(QueryFlag) }))
+      .addSuccess(ListEnvelope(Agent, "AgentList"))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/agents/:id")
+      .setPath(path)
+      .addSuccess(Agent)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/agents/:id")
+      .setPath(path)
+      .setPayload(payload(UpdateAgent))
+      .addSuccess(Agent)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/agents/:id")
+      .setPath(path)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Agents")
+  .annotate(
+    OpenApi.Description,
+    "AI support agents. The model is set by the engine and read-only; copilot agents cannot be updated or " +
+      "deleted (403 FORBIDDEN, D23)."
+  )
+{}

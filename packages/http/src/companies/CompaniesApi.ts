@@ -1,0 +1,44 @@
+/** `/companies` (D25). */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Company, CompanyId, CreateCompany, UpdateCompany } from "@support-engine/core"
+import { Authentication } from "../shared/Authentication.js"
+import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ListEnvelope, listQuery } from "../shared/Lists.js"
+import { idPath, payload } from "../shared/Requests.js"
+
+const path = idPath(CompanyId)
+
+export class CompaniesApi extends HttpApiGroup.make("companies")
+  .add(
+    HttpApiEndpoint.post("create", "/companies")
+      .setPayload(payload(CreateCompany))
+      .addSuccess(Company, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/companies")
+      .setUrlParams(listQuery({}))
+      .addSuccess(ListEnvelope(Company, "CompanyList"))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/companies/:id")
+      .setPath(path)
+      .addSuccess(Company)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/companies/:id")
+      .setPath(path)
+      .setPayload(payload(UpdateCompany))
+      .addSuccess(Company)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/companies/:id")
+      .setPath(path)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Companies")
+  .annotate(OpenApi.Description, "Companies customers belong to. Deleting one keeps its customers (D25).")
+{}

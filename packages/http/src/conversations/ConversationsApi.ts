@@ -1,0 +1,60 @@
+/** `/conversations` (spec, D26-D28). */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import {
+  Conversation,
+  ConversationId,
+  CreateConversation,
+  ListConversations,
+  UpdateConversation
+} from "@support-engine/core"
+import { Authentication } from "../shared/Authentication.js"
+import { InvalidAssigneeResponse, InvalidAssigneeTypeResponse, NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ListEnvelope, listQuery } from "../shared/Lists.js"
+import { idPath, payload } from "../shared/Requests.js"
+
+const path = idPath(ConversationId)
+const { assignee_id, channel, customer_id, priority, status } = ListConversations.fields
+
+export class ConversationsApi extends HttpApiGroup.make("conversations")
+  .add(
+    HttpApiEndpoint.post("create", "/conversations")
+      .setPayload(payload(CreateConversation))
+      .addSuccess(Conversation, { status: 201 })
+      .addError(InvalidAssigneeResponse)
+      .addError(InvalidAssigneeTypeResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/conversations")
+      .setUrlParams(listQuery({ status, priority, channel, customer_id, assignee_id }))
+      .addSuccess(ListEnvelope(Conversation, "ConversationList"))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/conversations/:id")
+      .setPath(path)
+      .addSuccess(Conversation)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/conversations/:id")
+      .setPath(path)
+      .setPayload(payload(UpdateConversation))
+      .addSuccess(Conversation)
+      .addError(NotFoundResponse)
+      .addError(InvalidAssigneeResponse)
+      .addError(InvalidAssigneeTypeResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/conversations/:id")
+      .setPath(path)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Conversations")
+  .annotate(
+    OpenApi.Description,
+    "Support conversations. Assignment rules (D27): a user of the workspace, nobody, the conversation's original " +
+      "chat agent (chat) or the workspace's active email agent (email); otherwise 400 INVALID_ASSIGNEE or " +
+      "INVALID_ASSIGNEE_TYPE."
+  )
+{}

@@ -1,0 +1,23 @@
+/** Handlers of `/conversations` (D26-D28): translate and call `Conversations`. */
+import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
+import { Conversations, ListConversations } from "@support-engine/core"
+import type { Layer } from "effect"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import type { Authentication } from "../shared/Authentication.js"
+import { toList } from "../shared/Lists.js"
+
+export const ConversationsHttpLive: Layer.Layer<
+  HttpApiGroup.ApiGroup<"support-engine", "conversations">,
+  never,
+  Conversations | Authentication
+> = HttpApiBuilder.group(Api, "conversations", (handlers) =>
+  Effect.gen(function*() {
+    const conversations = yield* Conversations
+    return handlers
+      .handle("create", ({ payload }) => conversations.create(payload))
+      .handle("list", ({ urlParams }) => Effect.flatMap(conversations.list(new ListConversations(urlParams)), toList))
+      .handle("get", ({ path }) => conversations.get(path.id))
+      .handle("update", ({ path, payload }) => conversations.update(path.id, payload))
+      .handle("delete", ({ path }) => conversations.delete(path.id))
+  }))

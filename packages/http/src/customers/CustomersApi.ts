@@ -1,0 +1,48 @@
+/** `/customers` (spec, D19, D24). */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { CreateCustomer, Customer, CustomerId, ListCustomers, UpdateCustomer } from "@support-engine/core"
+import { Authentication } from "../shared/Authentication.js"
+import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ListEnvelope, listQuery } from "../shared/Lists.js"
+import { idPath, payload } from "../shared/Requests.js"
+
+const path = idPath(CustomerId)
+
+export class CustomersApi extends HttpApiGroup.make("customers")
+  .add(
+    HttpApiEndpoint.post("create", "/customers")
+      .setPayload(payload(CreateCustomer))
+      .addSuccess(Customer, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/customers")
+      .setUrlParams(listQuery({ email: ListCustomers.fields.email, company_id: ListCustomers.fields.company_id }))
+      .addSuccess(ListEnvelope(Customer, "CustomerList"))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/customers/:id")
+      .setPath(path)
+      .addSuccess(Customer)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/customers/:id")
+      .setPath(path)
+      .setPayload(payload(UpdateCustomer))
+      .addSuccess(Customer)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/customers/:id")
+      .setPath(path)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Customers")
+  .annotate(
+    OpenApi.Description,
+    "The people a workspace supports. `email` is unique per workspace; deleting a customer keeps its " +
+      "conversations and messages (D24)."
+  )
+{}

@@ -1,0 +1,73 @@
+/** `/kb-articles` (spec, D32): articles, their translations, revisions and restore. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  Article,
+  ArticleId,
+  CreateArticle,
+  ListArticles,
+  Locale,
+  PutTranslation,
+  Revision,
+  RevisionId,
+  UpdateArticle
+} from "@support-engine/core"
+import { Schema } from "effect"
+import { Authentication } from "../shared/Authentication.js"
+import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ListEnvelope, listQuery } from "../shared/Lists.js"
+import { idPath, payload } from "../shared/Requests.js"
+
+const path = idPath(ArticleId)
+
+export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
+  .add(
+    HttpApiEndpoint.post("create", "/kb-articles")
+      .setPayload(payload(CreateArticle))
+      .addSuccess(Article, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/kb-articles")
+      .setUrlParams(listQuery({ status: ListArticles.fields.status }))
+      .addSuccess(ListEnvelope(Article, "ArticleList"))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/kb-articles/:id")
+      .setPath(path)
+      .addSuccess(Article)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/kb-articles/:id")
+      .setPath(path)
+      .setPayload(payload(UpdateArticle))
+      .addSuccess(Article)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("putTranslation", "/kb-articles/:id/translations/:locale")
+      .setPath(Schema.Struct({ id: ArticleId, locale: Locale }))
+      .setPayload(payload(PutTranslation))
+      .addSuccess(Article)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("listRevisions", "/kb-articles/:id/revisions")
+      .setPath(path)
+      .setUrlParams(listQuery({}))
+      .addSuccess(ListEnvelope(Revision, "RevisionList"))
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("restore", "/kb-articles/:id/revisions/:revisionId/restore")
+      .setPath(Schema.Struct({ id: ArticleId, revisionId: RevisionId }))
+      .addSuccess(Article)
+      .addError(NotFoundResponse)
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Knowledge base")
+  .annotate(
+    OpenApi.Description,
+    "Articles with one translation per locale. Changing a translation's title, content or excerpt saves the " +
+      "previous text as a revision; restoring a revision does the same, then brings its text back (D32)."
+  )
+{}

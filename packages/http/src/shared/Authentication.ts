@@ -1,0 +1,44 @@
+/**
+ * Bearer authentication (D9-D11): one security scheme whose handler resolves the token to core's `Principal`.
+ * The ability the method needs is checked here as well as in core, because D11 puts 403 before request
+ * validation and HttpApi validates the request before a handler (and so core) runs.
+ */
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
+import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens } from "@support-engine/core"
+import { Effect, Layer, Schema } from "effect"
+import { InsufficientAbilityResponse, PersistenceErrorResponse, UnauthenticatedResponse } from "./ErrorResponses.js"
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@support-engine/http/Authentication", {
+  failure: Schema.Union(UnauthenticatedResponse, InsufficientAbilityResponse, PersistenceErrorResponse),
+  provides: Principal,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "A workspace API token (`<token id>|<secret>`). GET needs external-api:read; POST, PUT, PATCH and " +
+          "DELETE need external-api:write, which also grants read."
+      )
+    )
+  }
+}) {}
+
+/** D10: reads need read, everything else needs write. */
+export const abilityFor = (method: string): Ability =>
+  method === "GET" || method === "HEAD" || method === "OPTIONS" ? "external-api:read" : "external-api:write"
+
+export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const tokens = yield* Tokens
+    return {
+      bearer: (token) =>
+        Effect.gen(function*() {
+          const principal = yield* tokens.authenticate(token)
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const ability = abilityFor(request.method)
+          if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
+          return principal
+        })
+    }
+  })
+)

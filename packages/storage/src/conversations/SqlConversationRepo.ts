@@ -1,0 +1,207 @@
+/** Conversations and messages on `@effect/sql`. */
+import { SqlClient } from "@effect/sql"
+import {
+  AgentId,
+  AssigneeType,
+  Conversation,
+  ConversationChannel,
+  ConversationId,
+  ConversationPriority,
+  ConversationRepo,
+  ConversationStatus,
+  CustomerId,
+  Message,
+  MessageId,
+  MessageRepo,
+  SenderType,
+  WorkspaceId
+} from "@support-engine/core"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import { Counters } from "../shared/Counters.js"
+import * as RowSchema from "../shared/RowSchema.js"
+import { mapSqlError } from "../shared/SqlErrors.js"
+
+const ConversationRow = Schema.Struct({
+  id: ConversationId,
+  channel: ConversationChannel,
+  customer_id: CustomerId,
+  agent_id: Schema.NullOr(AgentId),
+  subject: Schema.NullOr(Schema.String),
+  status: ConversationStatus,
+  priority: ConversationPriority,
+  assignee_id: Schema.NullOr(Schema.UUID),
+  assignee_type: Schema.NullOr(AssigneeType),
+  tags: DbJson(Schema.Array(Schema.String)),
+  closed_at: Schema.NullOr(DbTimestamp),
+  first_response_at: Schema.NullOr(DbTimestamp),
+  last_message_at: Schema.NullOr(DbTimestamp),
+  is_spam: DbBoolean,
+  spam_score: DbInt,
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+const Addresses = Schema.Struct({
+  from: Schema.Array(Schema.String),
+  to: Schema.Array(Schema.String),
+  cc: Schema.Array(Schema.String),
+  bcc: Schema.Array(Schema.String)
+})
+
+const MessageRow = Schema.Struct({
+  id: MessageId,
+  conversation_id: ConversationId,
+  sender_type: SenderType,
+  sender_id: Schema.NullOr(Schema.UUID),
+  customer_id: CustomerId,
+  content: Schema.String,
+  sent_at: DbTimestamp,
+  is_internal: DbBoolean,
+  addresses: DbJson(Addresses),
+  email_status: Schema.NullOr(Schema.String),
+  email_error_message: Schema.NullOr(Schema.String),
+  created_at: DbTimestamp
+})
+
+const CONVERSATIONS = "conversations"
+const MESSAGES = "messages"
+const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row, true)
+const toMessage = ({ addresses, ...row }: typeof MessageRow.Type) => new Message({ ...row, ...addresses }, true)
+
+const ConversationFilter = Schema.Struct({
+  workspace_id: WorkspaceId,
+  status: Schema.optional(Schema.String),
+  priority: Schema.optional(Schema.String),
+  channel: Schema.optional(Schema.String),
+  customer_id: Schema.optional(Schema.String),
+  assignee_id: Schema.optional(Schema.String)
+})
+const MessageFilter = Schema.Struct({
+  workspace_id: WorkspaceId,
+  sender_type: Schema.optional(Schema.String),
+  conversation_id: Schema.optional(Schema.String)
+})
+
+export const SqlConversationRepoLive: Layer.Layer<
+  ConversationRepo | MessageRepo,
+  never,
+  SqlClient.SqlClient | Counters
+> = Layer.effectContext(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const counters = yield* Counters
+  const p = params(sql)
+
+  const equals = (filters: Record<string, string | undefined>) =>
+    Object.entries(filters).flatMap(([column, value]) => value === undefined ? [] : [sql`${sql(column)} = ${value}`])
+
+  const findConversation = RowSchema.findOne({
+    Request: Schema.Struct({ workspace_id: WorkspaceId, id: ConversationId }),
+    Result: ConversationRow,
+    execute: (r) => sql`SELECT * FROM conversations WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+  })
+  const conversationPage = RowSchema.findAll({
+    Request: Schema.Struct({ ...ConversationFilter.fields, limit: Schema.Int, offset: Schema.Int }),
+    Result: ConversationRow,
+    execute: ({ limit, offset, workspace_id, ...filters }) =>
+      sql`SELECT * FROM conversations WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+  })
+  const conversationCount = RowSchema.single({
+    Request: ConversationFilter,
+    Result: Schema.Struct({ total: DbInt }),
+    execute: ({ workspace_id, ...filters }) =>
+      sql`SELECT COUNT(*) AS total FROM conversations
+          WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
+  })
+  const messagePage = RowSchema.findAll({
+    Request: Schema.Struct({ ...MessageFilter.fields, limit: Schema.Int, offset: Schema.Int }),
+    Result: MessageRow,
+    execute: ({ limit, offset, workspace_id, ...filters }) =>
+      sql`SELECT * FROM messages WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
+          ORDER BY sent_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+  })
+  const messageCount = RowSchema.single({
+    Request: MessageFilter,
+    Result: Schema.Struct({ total: DbInt }),
+    execute: ({ workspace_id, ...filters }) =>
+      sql`SELECT COUNT(*) AS total FROM messages
+          WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
+  })
+
+  const isFiltered = (filter: object) => Object.values(filter).some((v) => v !== undefined)
+
+  const conversations = ConversationRepo.of({
+    insert: (workspaceId, c) =>
+      Effect.zipRight(
+        sql`INSERT INTO conversations (id, workspace_id, channel, customer_id, agent_id, subject, status, priority,
+          assignee_id, assignee_type, tags, closed_at, first_response_at, last_message_at, is_spam, spam_score,
+          created_at, updated_at) VALUES (${c.id}, ${workspaceId}, ${c.channel}, ${c.customer_id}, ${c.agent_id},
+          ${c.subject}, ${c.status}, ${c.priority}, ${c.assignee_id}, ${c.assignee_type}, ${p.json(c.tags)},
+          ${tsOrNull(c.closed_at)}, ${tsOrNull(c.first_response_at)}, ${tsOrNull(c.last_message_at)},
+          ${p.bool(c.is_spam)}, ${c.spam_score}, ${ts(c.created_at)}, ${ts(c.updated_at)})`.pipe(mapSqlError),
+        counters.add(workspaceId, CONVERSATIONS, 1)
+      ),
+    update: (workspaceId, c) =>
+      sql`UPDATE conversations SET agent_id = ${c.agent_id}, subject = ${c.subject}, status = ${c.status},
+          priority = ${c.priority}, assignee_id = ${c.assignee_id}, assignee_type = ${c.assignee_type},
+          tags = ${p.json(c.tags)}, closed_at = ${tsOrNull(c.closed_at)},
+          first_response_at = ${tsOrNull(c.first_response_at)}, last_message_at = ${tsOrNull(c.last_message_at)},
+          is_spam = ${p.bool(c.is_spam)}, spam_score = ${c.spam_score}, updated_at = ${ts(c.updated_at)}
+          WHERE workspace_id = ${workspaceId} AND id = ${c.id}`.pipe(Effect.asVoid, mapSqlError),
+    findById: (workspaceId, id) =>
+      findConversation({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map(toConversation)), mapSqlError),
+    delete: (workspaceId, id) =>
+      Effect.gen(function*() {
+        const removed = yield* sql`DELETE FROM messages WHERE workspace_id = ${workspaceId}
+          AND conversation_id = ${id} RETURNING id`.pipe(mapSqlError)
+        if (removed.length > 0) yield* counters.add(workspaceId, MESSAGES, -removed.length)
+        const rows = yield* sql`DELETE FROM conversations WHERE workspace_id = ${workspaceId} AND id = ${id}
+          RETURNING id`.pipe(mapSqlError)
+        if (rows.length === 0) return false
+        yield* counters.add(workspaceId, CONVERSATIONS, -1)
+        return true
+      }),
+    list: (workspaceId, filter, { limit, offset }) =>
+      Effect.all({
+        items: conversationPage({ workspace_id: workspaceId, ...filter, limit, offset }).pipe(
+          Effect.map((rows) => rows.map(toConversation)),
+          mapSqlError
+        ),
+        total: isFiltered(filter)
+          ? conversationCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
+          : counters.get(workspaceId, CONVERSATIONS)
+      })
+  })
+
+  const messages = MessageRepo.of({
+    insert: (workspaceId, m) =>
+      Effect.zipRight(
+        sql`INSERT INTO messages (id, workspace_id, conversation_id, sender_type, sender_id, customer_id, content,
+          sent_at, is_internal, addresses, email_status, email_error_message, created_at) VALUES (${m.id},
+          ${workspaceId}, ${m.conversation_id}, ${m.sender_type}, ${m.sender_id}, ${m.customer_id}, ${m.content},
+          ${ts(m.sent_at)}, ${p.bool(m.is_internal)}, ${p.json({ from: m.from, to: m.to, cc: m.cc, bcc: m.bcc })},
+          ${m.email_status}, ${m.email_error_message}, ${ts(m.created_at)})`.pipe(mapSqlError),
+        counters.add(workspaceId, MESSAGES, 1)
+      ),
+    delete: (workspaceId, id) =>
+      sql`DELETE FROM messages WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(
+        mapSqlError,
+        Effect.flatMap((rows) =>
+          rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, MESSAGES, -1), true)
+        )
+      ),
+    list: (workspaceId, filter, { limit, offset }) =>
+      Effect.all({
+        items: messagePage({ workspace_id: workspaceId, ...filter, limit, offset }).pipe(
+          Effect.map((rows) => rows.map(toMessage)),
+          mapSqlError
+        ),
+        total: isFiltered(filter)
+          ? messageCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
+          : counters.get(workspaceId, MESSAGES)
+      })
+  })
+
+  return Context.make(ConversationRepo, conversations).pipe(Context.add(MessageRepo, messages))
+}))

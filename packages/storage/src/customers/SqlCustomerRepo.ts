@@ -1,0 +1,149 @@
+/** Customers on `@effect/sql`. */
+import { SqlClient } from "@effect/sql"
+import {
+  CompanyId,
+  Customer,
+  CustomerId,
+  CustomerRepo,
+  normalizeEmail,
+  ValidationError,
+  WorkspaceId
+} from "@support-engine/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
+import { Counters } from "../shared/Counters.js"
+import * as RowSchema from "../shared/RowSchema.js"
+import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
+
+const CustomerRow = Schema.Struct({
+  id: CustomerId,
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  phone: Schema.NullOr(Schema.String),
+  locale: Schema.NullOr(Schema.String),
+  country: Schema.NullOr(Schema.String),
+  company_id: Schema.NullOr(CompanyId),
+  avatar_url: Schema.NullOr(Schema.String),
+  first_seen_at: DbTimestamp,
+  last_seen_at: DbTimestamp,
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+const COUNTER = "customers"
+const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
+const emailTaken = ValidationError.field("email", "The email has already been taken.")
+// The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
+const companyGone = ValidationError.field("company_id", "The selected company_id is invalid.")
+const COLUMNS = "id, first_name, last_name, email, phone, locale, country, company_id, avatar_url, first_seen_at, " +
+  "last_seen_at, created_at, updated_at"
+
+export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.SqlClient | Counters> = Layer.effect(
+  CustomerRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const counters = yield* Counters
+    const columns = sql.literal(COLUMNS)
+
+    const findById = RowSchema.findOne({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: CustomerId }),
+      Result: CustomerRow,
+      execute: (r) => sql`SELECT ${columns} FROM customers WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+    })
+
+    const findByEmail = RowSchema.findOne({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, email: Schema.String }),
+      Result: CustomerRow,
+      execute: (r) =>
+        sql`SELECT ${columns} FROM customers WHERE workspace_id = ${r.workspace_id} AND email_normalized = ${r.email}`
+    })
+
+    const Filter = Schema.Struct({
+      workspace_id: WorkspaceId,
+      email: Schema.optional(Schema.String),
+      company_id: Schema.optional(CompanyId)
+    })
+    const where = (r: typeof Filter.Encoded) =>
+      sql.and([
+        sql`workspace_id = ${r.workspace_id}`,
+        ...(r.email === undefined ? [] : [sql`email_normalized = ${r.email}`]),
+        ...(r.company_id === undefined ? [] : [sql`company_id = ${r.company_id}`])
+      ])
+
+    const page = RowSchema.findAll({
+      Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
+      Result: CustomerRow,
+      execute: (r) =>
+        sql`SELECT ${columns} FROM customers WHERE ${where(r)}
+            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+    })
+
+    const count = RowSchema.single({
+      Request: Filter,
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`
+    })
+
+    const email = (c: Customer) => (c.email === null ? null : normalizeEmail(c.email))
+
+    return CustomerRepo.of({
+      insert: (workspaceId, c) =>
+        Effect.zipRight(
+          sql`INSERT INTO customers (id, workspace_id, first_name, last_name, email, email_normalized, phone, locale,
+            country, company_id, avatar_url, first_seen_at, last_seen_at, created_at, updated_at) VALUES (${c.id},
+            ${workspaceId}, ${c.first_name}, ${c.last_name}, ${c.email}, ${email(c)}, ${c.phone}, ${c.locale},
+            ${c.country}, ${c.company_id}, ${c.avatar_url}, ${ts(c.first_seen_at)}, ${ts(c.last_seen_at)},
+            ${ts(c.created_at)}, ${ts(c.updated_at)})`.pipe(
+            orConstraint,
+            Effect.catchTags({
+              UniqueViolation: () => Effect.fail(emailTaken),
+              ForeignKeyViolation: () => Effect.fail(companyGone)
+            })
+          ),
+          counters.add(workspaceId, COUNTER, 1)
+        ),
+      update: (workspaceId, c) =>
+        sql`UPDATE customers SET first_name = ${c.first_name}, last_name = ${c.last_name}, email = ${c.email},
+            email_normalized = ${email(c)}, phone = ${c.phone}, locale = ${c.locale}, country = ${c.country},
+            company_id = ${c.company_id}, avatar_url = ${c.avatar_url}, updated_at = ${ts(c.updated_at)}
+            WHERE workspace_id = ${workspaceId} AND id = ${c.id}`.pipe(
+          Effect.asVoid,
+          orConstraint,
+          Effect.catchTags({
+            UniqueViolation: () => Effect.fail(emailTaken),
+            ForeignKeyViolation: () => Effect.fail(companyGone)
+          })
+        ),
+      findById: (workspaceId, id) =>
+        findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map(toCustomer)), mapSqlError),
+      findByEmail: (workspaceId, address) =>
+        findByEmail({ workspace_id: workspaceId, email: normalizeEmail(address) }).pipe(
+          Effect.map(Option.map(toCustomer)),
+          mapSqlError
+        ),
+      markSeen: (workspaceId, id, at) =>
+        sql`UPDATE customers SET last_seen_at = ${ts(at)} WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(
+          Effect.asVoid,
+          mapSqlError
+        ),
+      delete: (workspaceId, id) =>
+        sql`DELETE FROM customers WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(
+          mapSqlError,
+          Effect.flatMap((rows) =>
+            rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
+          )
+        ),
+      list: (workspaceId, filter, { limit, offset }) => {
+        const request = { workspace_id: workspaceId, email: filter.email, company_id: filter.company_id }
+        const filtered = filter.email !== undefined || filter.company_id !== undefined
+        return Effect.all({
+          items: page({ ...request, limit, offset }).pipe(Effect.map((rows) => rows.map(toCustomer)), mapSqlError),
+          total: filtered
+            ? count(request).pipe(Effect.map((r) => r.total), mapSqlError)
+            : counters.get(workspaceId, COUNTER)
+        })
+      }
+    })
+  })
+)

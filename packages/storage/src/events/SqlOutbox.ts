@@ -1,0 +1,115 @@
+/** The `Outbox` port on `@effect/sql`: events are rows appended in the caller's transaction. */
+import { SqlClient } from "@effect/sql"
+import { Actor, Event, EventData, EventId, EventType, Outbox, WorkspaceId } from "@support-engine/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
+import { Counters } from "../shared/Counters.js"
+import * as RowSchema from "../shared/RowSchema.js"
+import { mapSqlError } from "../shared/SqlErrors.js"
+import { WebhookFanOut } from "../webhooks/SqlWebhookRepo.js"
+
+const EventRow = Schema.Struct({
+  id: EventId,
+  event: EventType,
+  occurred_at: DbTimestamp,
+  actor_type: Actor.fields.type,
+  actor_id: Schema.NullOr(Schema.UUID),
+  data: DbJson(EventData)
+})
+
+const toEvent = (row: typeof EventRow.Type): Event =>
+  new Event({
+    id: row.id,
+    event: row.event,
+    occurred_at: row.occurred_at,
+    actor: new Actor({ type: row.actor_type, id: row.actor_id }),
+    data: row.data
+  })
+
+const COUNTER = "events"
+
+export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Counters | WebhookFanOut> = Layer.effect(
+  Outbox,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const counters = yield* Counters
+    const fanOut = yield* WebhookFanOut
+    const p = params(sql)
+
+    const findById = RowSchema.findOne({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
+      Result: EventRow,
+      execute: (r) => sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+    })
+
+    const page = RowSchema.findAll({
+      Request: Schema.Struct({
+        workspace_id: WorkspaceId,
+        event: Schema.optional(Schema.String),
+        limit: Schema.Int,
+        offset: Schema.Int
+      }),
+      Result: EventRow,
+      execute: (r) =>
+        sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id}
+            ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
+            ORDER BY occurred_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+    })
+
+    const countByType = RowSchema.single({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) =>
+        sql`SELECT COUNT(*) AS total FROM events WHERE workspace_id = ${r.workspace_id} AND event = ${r.event}`
+    })
+
+    const after = RowSchema.findAll({
+      Request: Schema.Struct({
+        workspace_id: WorkspaceId,
+        after: EventId,
+        event: Schema.optional(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: EventRow,
+      execute: (r) =>
+        sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id > ${r.after}
+            ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
+            ORDER BY id ASC LIMIT ${r.limit}`
+    })
+
+    return Outbox.of({
+      // The webhook deliveries of the event are created in the same transaction (D37): none can be lost.
+      append: (workspaceId, event) =>
+        Effect.zipRight(
+          sql`INSERT INTO events (id, workspace_id, event, occurred_at, actor_type, actor_id, data) VALUES (
+            ${event.id}, ${workspaceId}, ${event.event}, ${ts(event.occurred_at)}, ${event.actor.type},
+            ${event.actor.id}, ${p.json(event.data)})`.pipe(mapSqlError),
+          Effect.zipRight(counters.add(workspaceId, COUNTER, 1), fanOut.enqueue(workspaceId, event))
+        ),
+      findById: (workspaceId, id) =>
+        findById({ workspace_id: workspaceId, id }).pipe(
+          Effect.map((row) => row.pipe(Option.map(toEvent))),
+          mapSqlError
+        ),
+      list: (workspaceId, filter, { limit, offset }) =>
+        Effect.all({
+          items: page({ workspace_id: workspaceId, event: filter.event, limit, offset }).pipe(
+            Effect.map((rows) => rows.map(toEvent)),
+            mapSqlError
+          ),
+          // A type filter counts through the (workspace_id, event, ...) index; the unfiltered total is kept.
+          total: filter.event === undefined
+            ? counters.get(workspaceId, COUNTER)
+            : countByType({ workspace_id: workspaceId, event: filter.event }).pipe(
+              Effect.map((r) => r.total),
+              mapSqlError
+            )
+        }),
+      listAfter: (workspaceId, afterId, filter, limit) =>
+        after({ workspace_id: workspaceId, after: afterId, event: filter.event, limit }).pipe(
+          Effect.map((rows) => rows.map(toEvent)),
+          mapSqlError
+        )
+    })
+  })
+)

@@ -1,0 +1,262 @@
+/** Knowledge-base articles, translations and revisions on `@effect/sql`. */
+import { SqlClient } from "@effect/sql"
+import {
+  Article,
+  ArticleCategoryId,
+  ArticleId,
+  ArticleRepo,
+  ArticleSource,
+  ArticleStatus,
+  type PersistenceError,
+  Revision,
+  RevisionId,
+  Translation,
+  TranslationConflict,
+  WorkspaceId
+} from "@support-engine/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import { Counters } from "../shared/Counters.js"
+import * as RowSchema from "../shared/RowSchema.js"
+import { mapSqlError, orUnique, type UniqueViolation } from "../shared/SqlErrors.js"
+
+const ArticleRow = Schema.Struct({
+  id: ArticleId,
+  category_id: Schema.NullOr(ArticleCategoryId),
+  position: Schema.NullOr(DbInt),
+  status: ArticleStatus,
+  published_at: Schema.NullOr(DbTimestamp),
+  source: ArticleSource,
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+const TranslationRow = Schema.Struct({
+  article_id: ArticleId,
+  locale: Schema.String,
+  title: Schema.String,
+  slug: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  seo_title: Schema.NullOr(Schema.String),
+  noindex: DbBoolean,
+  canonical_url: Schema.NullOr(Schema.String),
+  og_image_url: Schema.NullOr(Schema.String),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+const RevisionRow = Schema.Struct({
+  id: RevisionId,
+  article_id: ArticleId,
+  locale: Schema.String,
+  title: Schema.String,
+  content: Schema.String,
+  excerpt: Schema.NullOr(Schema.String),
+  created_at: DbTimestamp
+})
+
+const COUNTER = "kb_articles"
+const REVISION_COLUMNS = "id, article_id, locale, title, content, excerpt, created_at"
+
+export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlClient | Counters> = Layer.effect(
+  ArticleRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const counters = yield* Counters
+    const p = params(sql)
+    const revisionColumns = sql.literal(REVISION_COLUMNS)
+
+    const translationsOf = RowSchema.findAll({
+      Request: Schema.Array(ArticleId),
+      Result: TranslationRow,
+      execute: (ids) =>
+        sql`SELECT * FROM kb_article_translations WHERE ${sql.in("article_id", ids)} ORDER BY created_at, locale`
+    })
+    /** Article rows to articles, with their translations read in one query for the whole page. */
+    const withTranslations = (rows: ReadonlyArray<typeof ArticleRow.Type>) =>
+      rows.length === 0
+        ? Effect.succeed([])
+        : Effect.map(translationsOf(rows.map((r) => r.id)), (translations) =>
+          rows.map((row) =>
+            new Article({
+              ...row,
+              translations: translations.filter((t) => t.article_id === row.id).map(({ article_id: _, ...t }) =>
+                new Translation(t)
+              )
+            })
+          ))
+
+    const ARTICLE_COLUMNS = sql.literal(
+      "id, category_id, position, status, published_at, source, created_at, updated_at"
+    )
+    const findById = RowSchema.findAll({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: ArticleId }),
+      Result: ArticleRow,
+      execute: (r) =>
+        sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+    })
+    const page = RowSchema.findAll({
+      Request: Schema.Struct({
+        workspace_id: WorkspaceId,
+        status: Schema.optional(Schema.String),
+        limit: Schema.Int,
+        offset: Schema.Int
+      }),
+      Result: ArticleRow,
+      execute: (r) =>
+        sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id}
+            ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
+            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+    })
+    const countStatus = RowSchema.single({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) =>
+        sql`SELECT COUNT(*) AS total FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND status = ${r.status}`
+    })
+    const findRevision = RowSchema.findOne({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: RevisionId }),
+      Result: RevisionRow,
+      execute: (r) =>
+        sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+    })
+    const revisionPage = RowSchema.findAll({
+      Request: Schema.Struct({
+        workspace_id: WorkspaceId,
+        article_id: ArticleId,
+        limit: Schema.Int,
+        offset: Schema.Int
+      }),
+      Result: RevisionRow,
+      execute: (r) =>
+        sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
+            AND article_id = ${r.article_id} ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+    })
+    const revisionCount = RowSchema.single({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, article_id: ArticleId }),
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) =>
+        sql`SELECT COUNT(*) AS total FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
+            AND article_id = ${r.article_id}`
+    })
+
+    const translationRow = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) => ({
+      article_id: articleId,
+      workspace_id: workspaceId,
+      locale: t.locale,
+      title: t.title,
+      slug: t.slug,
+      content: t.content,
+      excerpt: t.excerpt,
+      seo_title: t.seo_title,
+      noindex: p.bool(t.noindex),
+      canonical_url: t.canonical_url,
+      og_image_url: t.og_image_url,
+      created_at: ts(t.created_at),
+      updated_at: ts(t.updated_at)
+    })
+
+    /** The only unique indexes a translation write can hit are (article_id, locale) and (workspace_id, locale, slug). */
+    const conflict = (t: Translation) => <A, R>(self: Effect.Effect<A, PersistenceError | UniqueViolation, R>) =>
+      Effect.catchTag(
+        self,
+        "UniqueViolation",
+        () => Effect.fail(new TranslationConflict({ locale: t.locale, slug: t.slug }))
+      )
+
+    const insertTranslation = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) =>
+      sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t))}`.pipe(
+        Effect.asVoid,
+        orUnique,
+        conflict(t)
+      )
+
+    return ArticleRepo.of({
+      insert: (workspaceId, a) =>
+        sql`INSERT INTO kb_articles (id, workspace_id, category_id, position, status, published_at, source,
+            created_at, updated_at) VALUES (${a.id}, ${workspaceId}, ${a.category_id}, ${a.position}, ${a.status},
+            ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`.pipe(
+          mapSqlError,
+          // One statement per translation, so a conflict names the translation that hit it.
+          Effect.zipRight(Effect.forEach(a.translations, (t) => insertTranslation(workspaceId, a.id, t))),
+          Effect.zipRight(counters.add(workspaceId, COUNTER, 1))
+        ),
+      findById: (workspaceId, id) =>
+        findById({ workspace_id: workspaceId, id }).pipe(
+          Effect.flatMap(withTranslations),
+          Effect.map((articles) => Option.fromNullable(articles[0])),
+          mapSqlError
+        ),
+      lock: (workspaceId, id) =>
+        sql.onDialectOrElse({
+          pg: () =>
+            sql`SELECT id FROM kb_articles WHERE workspace_id = ${workspaceId} AND id = ${id} FOR UPDATE`.pipe(
+              Effect.asVoid,
+              mapSqlError
+            ),
+          // SQLite: the one connection runs one transaction at a time, so writes to an article are already serial.
+          orElse: () => Effect.void
+        }),
+      update: (workspaceId, a) =>
+        sql`UPDATE kb_articles SET category_id = ${a.category_id}, position = ${a.position}, status = ${a.status},
+            published_at = ${tsOrNull(a.published_at)}, updated_at = ${ts(a.updated_at)}
+            WHERE workspace_id = ${workspaceId} AND id = ${a.id}`.pipe(Effect.asVoid, mapSqlError),
+      insertTranslation,
+      updateTranslation: (workspaceId, articleId, t) =>
+        sql`UPDATE kb_article_translations SET title = ${t.title}, slug = ${t.slug}, content = ${t.content},
+            excerpt = ${t.excerpt}, seo_title = ${t.seo_title}, noindex = ${p.bool(t.noindex)},
+            canonical_url = ${t.canonical_url}, og_image_url = ${t.og_image_url}, updated_at = ${ts(t.updated_at)}
+            WHERE workspace_id = ${workspaceId} AND article_id = ${articleId} AND locale = ${t.locale}`.pipe(
+          Effect.asVoid,
+          orUnique,
+          conflict(t)
+        ),
+      delete: (workspaceId, id) =>
+        sql`DELETE FROM kb_articles WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(
+          mapSqlError,
+          Effect.flatMap((rows) =>
+            rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
+          )
+        ),
+      list: (workspaceId, filter, { limit, offset }) =>
+        Effect.all({
+          items: page({ workspace_id: workspaceId, status: filter.status, limit, offset }).pipe(
+            Effect.flatMap(withTranslations),
+            mapSqlError
+          ),
+          total: filter.status === undefined
+            ? counters.get(workspaceId, COUNTER)
+            : countStatus({ workspace_id: workspaceId, status: filter.status }).pipe(
+              Effect.map((r) => r.total),
+              mapSqlError
+            )
+        }),
+      slugsLike: (workspaceId, locale, base, except) =>
+        sql<{ readonly slug: string }>`SELECT slug FROM kb_article_translations WHERE workspace_id = ${workspaceId}
+            AND locale = ${locale} AND (slug = ${base} OR slug LIKE ${`${base}-%`})
+            ${except === null ? sql`` : sql`AND article_id <> ${except}`}`.pipe(
+          Effect.map((rows) => rows.map((r) => r.slug)),
+          mapSqlError
+        ),
+      insertRevision: (workspaceId, r) =>
+        sql`INSERT INTO kb_article_revisions (id, workspace_id, article_id, locale, title, content, excerpt,
+            created_at) VALUES (${r.id}, ${workspaceId}, ${r.article_id}, ${r.locale}, ${r.title}, ${r.content},
+            ${r.excerpt}, ${ts(r.created_at)})`.pipe(Effect.asVoid, mapSqlError),
+      findRevision: (workspaceId, id) =>
+        findRevision({ workspace_id: workspaceId, id }).pipe(
+          Effect.map(Option.map((row) => new Revision(row, true))),
+          mapSqlError
+        ),
+      listRevisions: (workspaceId, articleId, { limit, offset }) =>
+        Effect.all({
+          items: revisionPage({ workspace_id: workspaceId, article_id: articleId, limit, offset }).pipe(
+            Effect.map((rows) => rows.map((row) => new Revision(row, true))),
+            mapSqlError
+          ),
+          total: revisionCount({ workspace_id: workspaceId, article_id: articleId }).pipe(
+            Effect.map((r) => r.total),
+            mapSqlError
+          )
+        })
+    })
+  })
+)

@@ -1,0 +1,31 @@
+/**
+ * One migration set for every dialect (D43), registered statically. Ids only ever increase; a migration
+ * that has run is never edited, a change is a new migration.
+ */
+import { Migrator } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { Effect } from "effect"
+import foundation from "../migrations/0001_foundation.js"
+import customersCompanies from "../migrations/0002_customers_companies.js"
+import agents from "../migrations/0003_agents.js"
+import conversationsMessages from "../migrations/0004_conversations_messages.js"
+import training from "../migrations/0005_training.js"
+import knowledgeBase from "../migrations/0006_knowledge_base.js"
+import webhooks from "../migrations/0007_webhooks.js"
+
+export const migrations = {
+  "0001_foundation": foundation,
+  "0002_customers_companies": customersCompanies,
+  "0003_agents": agents,
+  "0004_conversations_messages": conversationsMessages,
+  "0005_training": training,
+  "0006_knowledge_base": knowledgeBase,
+  "0007_webhooks": webhooks
+}
+
+/** Runs every pending migration; returns what ran. */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "support_engine_migrations" })

@@ -1,0 +1,73 @@
+/**
+ * The storage boundary: no `SqlError` or `ParseError` crosses a port. Unique violations become
+ * `UniqueViolation` (the calling repository turns them into its domain error); everything else becomes
+ * one `PersistenceError`.
+ */
+import type { SqlError } from "@effect/sql"
+import { PersistenceError } from "@support-engine/core"
+import { type Cause, Effect, type ParseResult, Schema } from "effect"
+
+export class UniqueViolation extends Schema.TaggedError<UniqueViolation>()("UniqueViolation", {
+  constraint: Schema.String
+}) {}
+
+const causeText = (cause: unknown): string => {
+  if (typeof cause !== "object" || cause === null) return String(cause)
+  const c = cause as { code?: unknown; message?: unknown; constraint?: unknown }
+  return `${String(c.code ?? "")} ${String(c.message ?? "")} ${String(c.constraint ?? "")}`
+}
+
+export class ForeignKeyViolation extends Schema.TaggedError<ForeignKeyViolation>()("ForeignKeyViolation", {
+  constraint: Schema.String
+}) {}
+
+/** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY`, PostgreSQL `23503`. */
+export const isForeignKeyViolation = (error: SqlError.SqlError): boolean => {
+  const c = error.cause as { code?: unknown } | undefined
+  return c?.code === "SQLITE_CONSTRAINT_FOREIGNKEY" || c?.code === "23503"
+}
+
+/** SQLite `SQLITE_CONSTRAINT_UNIQUE` / `SQLITE_CONSTRAINT_PRIMARYKEY`, PostgreSQL `23505`. */
+export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
+  const c = error.cause as { code?: unknown } | undefined
+  return c?.code === "SQLITE_CONSTRAINT_UNIQUE" || c?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || c?.code === "23505"
+}
+
+type StorageFailure = SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException
+
+/** Wraps a driver or row-decoding failure; `reason` is for logs only. */
+export const toPersistenceError = (error: StorageFailure): PersistenceError =>
+  new PersistenceError({
+    reason: error._tag === "SqlError" ? causeText(error.cause) : `${error._tag}: ${error.message}`,
+    cause: error
+  })
+
+/** Maps driver and row-decoding errors to `PersistenceError`. */
+export const mapSqlError = <A, R>(
+  self: Effect.Effect<A, StorageFailure, R>
+): Effect.Effect<A, PersistenceError, R> => Effect.mapError(self, toPersistenceError)
+
+/** Like `mapSqlError`, but a unique violation becomes `UniqueViolation` naming the violated constraint. */
+export const orUnique = <A, R>(
+  self: Effect.Effect<A, StorageFailure, R>
+): Effect.Effect<A, PersistenceError | UniqueViolation, R> =>
+  Effect.mapError(self, (error) =>
+    error._tag === "SqlError" && isUniqueViolation(error)
+      ? new UniqueViolation({ constraint: causeText(error.cause) })
+      : toPersistenceError(error))
+
+/**
+ * Like `orUnique`, and a foreign-key violation (a referenced row deleted by a concurrent transaction) becomes
+ * `ForeignKeyViolation`, so both dialects report it as the same domain error.
+ */
+export const orConstraint = <A, R>(
+  self: Effect.Effect<A, StorageFailure, R>
+): Effect.Effect<A, PersistenceError | UniqueViolation | ForeignKeyViolation, R> =>
+  Effect.mapError(self, (error) =>
+    error._tag !== "SqlError"
+      ? toPersistenceError(error)
+      : isUniqueViolation(error)
+      ? new UniqueViolation({ constraint: causeText(error.cause) })
+      : isForeignKeyViolation(error)
+      ? new ForeignKeyViolation({ constraint: causeText(error.cause) })
+      : toPersistenceError(error))

@@ -1,0 +1,41 @@
+/** The `Transactor` port on `@effect/sql`: nested calls join the outer transaction (savepoints). */
+import { SqlClient, SqlError } from "@effect/sql"
+import { Transactor } from "@support-engine/core"
+import { Context, Effect, Layer, Option } from "effect"
+import { toPersistenceError } from "./SqlErrors.js"
+
+/** Effects to run once the outermost transaction has committed (for example waking the webhook dispatcher). */
+export class AfterCommit extends Context.Tag("@support-engine/storage/AfterCommit")<AfterCommit, {
+  readonly add: (effect: Effect.Effect<void>) => void
+}>() {}
+
+/** Runs `effect` after the current transaction commits, or now when there is none. Nothing runs on rollback. */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(
+    Effect.serviceOption(AfterCommit),
+    Option.match({ onNone: () => effect, onSome: (hooks) => Effect.sync(() => hooks.add(effect)) })
+  )
+
+export const SqlTransactorLive: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.effect(
+  Transactor,
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const outermost = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        const hooks: Array<Effect.Effect<void>> = []
+        return sql.withTransaction(Effect.provideService(self, AfterCommit, { add: (e) => hooks.push(e) })).pipe(
+          Effect.tap(() => Effect.all(hooks, { discard: true }))
+        )
+      })
+    return Transactor.of({
+      withTransaction: (self) =>
+        Effect.catchIf(
+          Effect.flatMap(
+            Effect.serviceOption(AfterCommit),
+            (current) => Option.isSome(current) ? sql.withTransaction(self) : outermost(self)
+          ),
+          (error): error is SqlError.SqlError => error instanceof SqlError.SqlError,
+          (error) => Effect.fail(toPersistenceError(error))
+        )
+    })
+  })
+)

@@ -1,0 +1,149 @@
+/** Workspaces, users and API tokens on `@effect/sql`. */
+import { SqlClient } from "@effect/sql"
+import {
+  Ability,
+  AgentId,
+  ApiToken,
+  ApiTokenId,
+  ApiTokenRepo,
+  OrganizationId,
+  User,
+  UserId,
+  UserRepo,
+  Workspace,
+  WorkspaceId,
+  WorkspaceRepo
+} from "@support-engine/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import * as RowSchema from "../shared/RowSchema.js"
+import { mapSqlError } from "../shared/SqlErrors.js"
+
+const WorkspaceRow = Schema.Struct({
+  id: WorkspaceId,
+  name: Schema.String,
+  organization_id: OrganizationId,
+  email_agent_id: Schema.NullOr(AgentId),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.SqlClient> = Layer.effect(
+  WorkspaceRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const findById = RowSchema.findOne({
+      Request: WorkspaceId,
+      Result: WorkspaceRow,
+      execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
+    })
+    const list = RowSchema.findAll({
+      Request: Schema.Void,
+      Result: WorkspaceRow,
+      execute: () => sql`SELECT * FROM workspaces ORDER BY created_at, id`
+    })
+    return WorkspaceRepo.of({
+      insert: (w) =>
+        sql`INSERT INTO workspaces (id, name, organization_id, email_agent_id, created_at, updated_at) VALUES (
+          ${w.id}, ${w.name}, ${w.organization_id}, ${w.email_agent_id}, ${ts(w.created_at)}, ${ts(w.updated_at)})`
+          .pipe(Effect.asVoid, mapSqlError),
+      findById: (id) => findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row, true))), mapSqlError),
+      list: list(undefined).pipe(Effect.map((rows) => rows.map((row) => new Workspace(row, true))), mapSqlError),
+      // PostgreSQL: a table lock that conflicts with itself (and with inserts), held to the end of the transaction.
+      // SQLite: transactions begin IMMEDIATE (SqliteClient.ts), so one already excludes every other writer.
+      lockCreates: sql.onDialectOrElse({
+        pg: () => sql`LOCK TABLE workspaces IN SHARE ROW EXCLUSIVE MODE`.pipe(Effect.asVoid, mapSqlError),
+        orElse: () => Effect.void
+      }),
+      setEmailAgent: (id, agentId, at) =>
+        sql`UPDATE workspaces SET email_agent_id = ${agentId}, updated_at = ${ts(at)} WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          mapSqlError
+        )
+    })
+  })
+)
+
+const UserRow = Schema.Struct({
+  id: UserId,
+  workspace_id: WorkspaceId,
+  name: Schema.String,
+  email: Schema.String,
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> = Layer.effect(
+  UserRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const findById = RowSchema.findOne({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: UserId }),
+      Result: UserRow,
+      execute: (r) => sql`SELECT * FROM users WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+    })
+    return UserRepo.of({
+      insert: (u) =>
+        sql`INSERT INTO users (id, workspace_id, name, email, created_at, updated_at) VALUES (
+          ${u.id}, ${u.workspace_id}, ${u.name}, ${u.email}, ${ts(u.created_at)}, ${ts(u.updated_at)})`
+          .pipe(Effect.asVoid, mapSqlError),
+      findById: (workspaceId, id) =>
+        findById({ workspace_id: workspaceId, id }).pipe(
+          Effect.map(Option.map((row) => new User(row, true))),
+          mapSqlError
+        )
+    })
+  })
+)
+
+const TokenRow = Schema.Struct({
+  id: ApiTokenId,
+  workspace_id: WorkspaceId,
+  name: Schema.String,
+  token_hash: Schema.String,
+  organization_id: OrganizationId,
+  abilities: DbJson(Schema.Array(Ability)),
+  expires_at: Schema.NullOr(DbTimestamp),
+  last_used_at: Schema.NullOr(DbTimestamp),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.SqlClient> = Layer.effect(
+  ApiTokenRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const p = params(sql)
+    const findById = RowSchema.findOne({
+      Request: ApiTokenId,
+      Result: TokenRow,
+      execute: (id) =>
+        sql`SELECT t.id, t.workspace_id, t.name, t.token_hash, t.abilities, t.expires_at, t.last_used_at,
+            t.created_at, t.updated_at, w.organization_id
+            FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = ${id}`
+    })
+    return ApiTokenRepo.of({
+      insert: (t, hash) =>
+        sql`INSERT INTO api_tokens (id, workspace_id, name, token_hash, abilities, expires_at, last_used_at,
+          created_at, updated_at) VALUES (${t.id}, ${t.workspace_id}, ${t.name}, ${hash}, ${p.json(t.abilities)},
+          ${tsOrNull(t.expires_at)}, ${tsOrNull(t.last_used_at)}, ${ts(t.created_at)}, ${ts(t.updated_at)})`
+          .pipe(Effect.asVoid, mapSqlError),
+      findById: (id) =>
+        findById(id).pipe(
+          Effect.map(Option.map(({ organization_id, token_hash, ...row }) => ({
+            token: new ApiToken(row, true),
+            hash: token_hash,
+            organizationId: organization_id
+          }))),
+          mapSqlError
+        ),
+      delete: (id) =>
+        sql`DELETE FROM api_tokens WHERE id = ${id} RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          mapSqlError
+        ),
+      touch: (id, at) =>
+        sql`UPDATE api_tokens SET last_used_at = ${ts(at)} WHERE id = ${id}`.pipe(Effect.asVoid, mapSqlError)
+    })
+  })
+)
