@@ -55,7 +55,7 @@ const withoutSchemaIds = (value: unknown): void => {
 /**
  * The generated document, corrected where it would not describe what the server does. HttpApi declares its own
  * decode error (400 `HttpApiDecodeError`) on every endpoint; this API never sends it (decode failures are the
- * 422 of D13, Middleware.ts), so the document drops it.
+ * 422 of D13, RequestMiddleware.ts), so the document drops it.
  */
 const tidyDocument = <Spec extends Record<string, unknown>>(spec: Spec): Spec => {
   for (const operation of valuesOf(spec.paths).flatMap(valuesOf)) {

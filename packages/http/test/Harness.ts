@@ -26,7 +26,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Client, makeClient } from "../src/Client.js"
 import { type EngineHost, HttpLive } from "../src/Server.js"
-import { HttpConfig } from "../src/shared/Middleware.js"
+import { HttpConfig } from "../src/shared/HttpConfig.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -125,7 +125,7 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
         const { token } = yield* tenant()
         const chunk = new TextEncoder().encode("x".repeat(LIMIT))
         let sent = 0
-        // Sent in pieces, without Content-Length: the server reads its own events (Middleware.ts, readNode).
+        // Sent in pieces, without Content-Length: the server reads its own events (NodeBodyReader.ts).
         const flood = new ReadableStream<Uint8Array>({
           pull(controller) {
             if (sent++ < 4) controller.enqueue(chunk)
