@@ -1,6 +1,6 @@
 /** The list envelope (D16-D18) on a real list: absolute links keeping other parameters, meta, bounds. */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { baseUrl, raw, tenant, testServer } from "./Harness.js"
 
 interface Envelope {
@@ -25,6 +25,8 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
         prev: null,
         next: `${base}/v1/companies?per_page=2&foo=bar&page=2`
       })
+      const nextCursor = body.meta.next_cursor
+      assert.isString(nextCursor)
       assert.deepStrictEqual(body.meta, {
         current_page: 1,
         from: 1,
@@ -32,13 +34,79 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
         path: `${base}/v1/companies`,
         per_page: 2,
         to: 2,
-        total: 3
+        total: 3,
+        next_cursor: nextCursor
       })
       const second = (yield* raw("GET", "/v1/companies?page=2&per_page=2", { token })).body as Envelope
       assert.deepStrictEqual(second.data.map((c) => c.name), ["a"])
       assert.strictEqual(second.links.prev, `${base}/v1/companies?page=1&per_page=2`)
       assert.strictEqual(second.links.next, null)
       assert.deepStrictEqual([second.meta.from, second.meta.to], [3, 3])
+      assert.strictEqual(second.meta.next_cursor, null)
+    }))
+
+  it.effect("cursor pages link forward by cursor, carry no totals, and end with next_cursor null (D52)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      for (const name of ["a", "b", "c", "d", "e"]) yield* client.companies.create({ payload: { name } })
+      const base = yield* baseUrl
+      const names: Array<string> = []
+      let url: string | null = "/v1/companies?per_page=2&foo=bar"
+      let pages = 0
+      while (url !== null) {
+        const response = yield* raw("GET", url.replace(base, ""), { token })
+        assert.strictEqual(response.status, 200)
+        const body = response.body as Envelope
+        names.push(...body.data.map((c) => c.name))
+        if (pages > 0) {
+          assert.deepStrictEqual([body.meta.total, body.meta.current_page, body.meta.last_page], [null, null, null])
+          assert.strictEqual(body.links.first, `${base}/v1/companies?per_page=2&foo=bar`)
+          assert.deepStrictEqual([body.links.last, body.links.prev], [null, null])
+        }
+        if (body.meta.next_cursor === null) assert.strictEqual(body.links.next, null)
+        else if (pages === 0) {
+          // A page-number answer links by page number (D17) and offers the cursor in meta.
+          assert.strictEqual(body.links.next, `${base}/v1/companies?per_page=2&foo=bar&page=2`)
+        } else {
+          const next = new URL(body.links.next!)
+          assert.strictEqual(next.searchParams.get("cursor"), body.meta.next_cursor)
+          assert.strictEqual(next.searchParams.get("foo"), "bar")
+          assert.isNull(next.searchParams.get("page"))
+        }
+        url = body.meta.next_cursor === null
+          ? null
+          : `/v1/companies?per_page=2&foo=bar&cursor=${body.meta.next_cursor}`
+        pages++
+      }
+      assert.deepStrictEqual(names, ["e", "d", "c", "b", "a"])
+      assert.strictEqual(pages, 3)
+      // The typed client passes cursor and updated_since too.
+      const typed = yield* client.companies.list({
+        urlParams: { per_page: 4, updated_since: DateTime.unsafeMake("2000-01-01T00:00:00Z") }
+      })
+      assert.deepStrictEqual(typed.data.map((c) => c.name), ["a", "b", "c", "d"])
+      const rest = yield* client.companies.list({ urlParams: { per_page: 4, cursor: typed.meta.next_cursor! } })
+      assert.deepStrictEqual(rest.data.map((c) => c.name), ["e"])
+    }))
+
+  it.effect("page with cursor, page with updated_since, a bad cursor and a bad time are 422 (D52)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      for (const name of ["a", "b"]) yield* client.companies.create({ payload: { name } })
+      const cursor = (yield* client.companies.list({ urlParams: { per_page: 1 } })).meta.next_cursor!
+      const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+        [`page=1&cursor=${cursor}`, ["page"]],
+        ["page=1&updated_since=2026-01-01T00:00:00Z", ["page"]],
+        ["cursor=not-a-cursor", ["cursor"]],
+        [`cursor=${"x".repeat(513)}`, ["cursor"]],
+        ["updated_since=yesterday", ["updated_since"]]
+      ]
+      for (const [query, keys] of cases) {
+        const response = yield* raw("GET", `/v1/companies?${query}`, { token })
+        assert.strictEqual(response.status, 422, query)
+        const body = response.body as { message: string; errors: Record<string, unknown> }
+        assert.deepStrictEqual(Object.keys(body.errors).sort(), keys, query)
+      }
     }))
 
   it.effect("defaults are page 1 and 15 per page; a page past the end is 200 with empty data (D16)", () =>

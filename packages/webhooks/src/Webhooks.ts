@@ -12,13 +12,12 @@ import {
   IdGenerator,
   type ListWebhookDeliveries,
   type ListWebhooks,
-  makePage,
   normalizeEvents,
   NotFound,
   now,
-  PageRequest,
+  planList,
   type RotateWebhookSecret,
-  sliceOf,
+  timestampsKey,
   Tracing,
   Transactor,
   type UpdateWebhook,
@@ -90,9 +89,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
 
     const list = Tracing.fn("Webhooks.list")(function*(query: ListWebhooks) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
-      const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))
-      return makePage(items, total, page)
+      const plan = yield* planList(query)
+      const { items, total } = yield* repo.list(principal.workspaceId, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     /** Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. */
@@ -147,14 +146,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
     const deliveries = Tracing.fn("Webhooks.deliveries")(function*(id: WebhookId, query: ListWebhookDeliveries) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const plan = yield* planList(query)
       const { items, total } = yield* repo.listDeliveries(
         principal.workspaceId,
         id,
         { status: query.status },
-        sliceOf(page)
+        plan.slice
       )
-      return makePage(items, total, page)
+      return plan.page(items, total, timestampsKey)
     })
 
     /**

@@ -7,9 +7,8 @@ import { encodeData, Events } from "../events/Events.js"
 import { Forbidden, orNotFound, PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, type UserId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -198,9 +197,9 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
 
     const list = Tracing.fn("Agents.list")(function*(query: ListAgents) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
-      const { items, total } = yield* repo.list(principal.workspaceId, { is_active: query.is_active }, sliceOf(page))
-      return makePage(items, total, page)
+      const plan = yield* planList(query)
+      const { items, total } = yield* repo.list(principal.workspaceId, { is_active: query.is_active }, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     /** Provisioning (D8, D40): sets or clears the workspace's email agent; the agent must be of the workspace. */

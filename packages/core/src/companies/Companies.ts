@@ -6,9 +6,8 @@ import { Effect } from "effect"
 import { NotFound, orNotFound } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { CompanyId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -72,9 +71,9 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
 
     const list = Tracing.fn("Companies.list")(function*(query: ListCompanies) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
-      const { items, total } = yield* repo.list(principal.workspaceId, sliceOf(page))
-      return makePage(items, total, page)
+      const plan = yield* planList(query)
+      const { items, total } = yield* repo.list(principal.workspaceId, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     return { create, get, update, delete: remove, list } as const

@@ -10,9 +10,8 @@ import { Events } from "../events/Events.js"
 import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, ConversationId, UserId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -211,15 +210,15 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
 
     const list = Tracing.fn("Conversations.list")(function*(query: ListConversations) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const plan = yield* planList(query)
       const { items, total } = yield* repo.list(principal.workspaceId, {
         status: query.status,
         priority: query.priority,
         channel: query.channel,
         customer_id: query.customer_id,
         assignee_id: query.assignee_id
-      }, sliceOf(page))
-      return makePage(items, total, page)
+      }, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     return { create, get, update, delete: remove, list } as const

@@ -10,9 +10,8 @@ import { encodeData, Events } from "../events/Events.js"
 import { InvalidSender, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, type ConversationId, MessageId, UserId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, type SortKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -20,6 +19,9 @@ import { UserRepo } from "../workspaces/WorkspaceRepo.js"
 import { Conversation } from "./Conversation.js"
 import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
 import { type CreateMessage, type ListMessages, Message } from "./Message.js"
+
+/** Messages are listed by `sent_at` (D18); they are never edited, so sync follows `created_at` (D52). */
+const messageKey = (m: Message): SortKey => ({ newest: m.sent_at, updated: m.created_at, id: m.id })
 
 export class Messages extends Effect.Service<Messages>()("@support-engine/core/Messages", {
   effect: Effect.gen(function*() {
@@ -114,10 +116,10 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
 
     const list = Tracing.fn("Messages.list")(function*(query: ListMessages) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const plan = yield* planList(query)
       const filter = { sender_type: query.sender_type, conversation_id: query.conversation_id }
-      const { items, total } = yield* repo.list(principal.workspaceId, filter, sliceOf(page))
-      return makePage(items, total, page)
+      const { items, total } = yield* repo.list(principal.workspaceId, filter, plan.slice)
+      return plan.page(items, total, messageKey)
     })
 
     return { create, delete: remove, list } as const

@@ -8,9 +8,8 @@ import { encodeData, Events } from "../events/Events.js"
 import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -123,13 +122,13 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
 
     const list = Tracing.fn("Customers.list")(function*(query: ListCustomers) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const plan = yield* planList(query)
       const filter = {
         email: query.email === undefined ? undefined : normalizeEmail(query.email),
         company_id: query.company_id
       }
-      const { items, total } = yield* repo.list(principal.workspaceId, filter, sliceOf(page))
-      return makePage(items, total, page)
+      const { items, total } = yield* repo.list(principal.workspaceId, filter, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     return { create, get, update, delete: remove, list } as const

@@ -2,11 +2,11 @@
  * Recording events in the caller's transaction (D34, D44) and reading the event log (D45).
  */
 import { Effect, Option, Schema } from "effect"
-import { NotFound, type PersistenceError } from "../shared/Errors.js"
+import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { EventId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
-import { makePage, type Page, PageRequest } from "../shared/Pagination.js"
+import { immutableKey, makePage, PageRequest, planList } from "../shared/Pagination.js"
 import { canRead, Principal } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -44,18 +44,21 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
     const list = Tracing.fn("Events.list")(function*(query: ListEvents) {
       const principal = yield* canRead
       const filter = { event: query.event }
-      const request = new PageRequest({ page: query.page, per_page: query.per_page })
       if (query.after !== undefined) {
+        if (query.cursor !== undefined || query.updated_since !== undefined || query.page !== undefined) {
+          return yield* ValidationError.field(
+            "after",
+            "The after field cannot be combined with page, cursor or updated_since."
+          )
+        }
         const anchor = yield* outbox.findById(principal.workspaceId, query.after)
         if (Option.isNone(anchor)) return yield* new NotFound({ resource: "Event" })
         const items = yield* outbox.listAfter(principal.workspaceId, query.after, filter, query.per_page)
         return makePage(items, items.length, new PageRequest({ page: 1, per_page: query.per_page }))
       }
-      const { items, total } = yield* outbox.list(principal.workspaceId, filter, {
-        limit: request.per_page,
-        offset: request.offset
-      })
-      return makePage(items, total, request) as Page<Event>
+      const plan = yield* planList(query)
+      const { items, total } = yield* outbox.list(principal.workspaceId, filter, plan.slice)
+      return plan.page(items, total, immutableKey("occurred_at"))
     })
 
     return { record, list } as const

@@ -7,9 +7,8 @@ import { slugify } from "../agents/Agent.js"
 import { NotFound, orNotFound, PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { ArticleId, RevisionId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { immutableKey, planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -249,17 +248,17 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
 
     const list = Tracing.fn("KnowledgeBase.list")(function*(query: ListArticles) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
-      const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status }, sliceOf(page))
-      return makePage(items, total, page)
+      const plan = yield* planList(query)
+      const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status }, plan.slice)
+      return plan.page(items, total, timestampsKey)
     })
 
     const listRevisions = Tracing.fn("KnowledgeBase.listRevisions")(function*(id: ArticleId, query: ListRevisions) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
-      const { items, total } = yield* repo.listRevisions(principal.workspaceId, id, sliceOf(page))
-      return makePage(items, total, page)
+      const plan = yield* planList(query)
+      const { items, total } = yield* repo.listRevisions(principal.workspaceId, id, plan.slice)
+      return plan.page(items, total, immutableKey("created_at"))
     })
 
     /**

@@ -1,31 +1,50 @@
 /**
- * Page requests and pages (D16-D18). `links` are an HTTP concern (absolute URLs) and added by the adapter;
+ * Page requests and pages (D16-D18, D52). `links` are an HTTP concern (absolute URLs) and added by the adapter;
  * `meta` is computed here so in-process callers see the same numbers.
+ *
+ * A list runs in one of two modes. Page numbers (D16): `page` and `per_page`, newest first, with totals. Keyset
+ * (D52): a `cursor` from a previous answer's `meta.next_cursor`, or `updated_since` for sync (oldest first by
+ * `updated_at`, then id); each page starts strictly after the last row of the previous one, so rows inserted or
+ * deleted meanwhile never make a row appear twice or be skipped, and a page costs its size at any depth. Keyset
+ * pages carry no totals (counting would cost the whole table on every page); their page-number fields are null.
+ * Every answer, page numbers included, carries `meta.next_cursor` (null at the end), so a client may start with
+ * page 1 and continue by cursor.
  */
-import { Schema } from "effect"
+import { type DateTime, Effect, Schema } from "effect"
+import { decodeCursor, encodeCursor, type ListOrder } from "./Cursor.js"
+import { ValidationError } from "./Errors.js"
 import * as Model from "./Model.js"
+import type { SliceRequest } from "./Repository.js"
+import { Timestamp } from "./Timestamp.js"
 
 export const PerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
 export const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+/** A cursor as clients send it back: opaque, and never longer than what the engine makes. */
+export const CursorToken = Schema.String.pipe(Schema.maxLength(512))
 
-/** `page` and `per_page` as typed values (D16). Query strings are parsed by the adapter's own schema. */
+/** `page`, `per_page`, `cursor` and `updated_since` as typed values (D16, D52). */
 export class PageRequest extends Model.Class<PageRequest>("PageRequest")({
-  page: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { default: () => 1 }),
-  per_page: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 15 })
+  /** Absent means 1; sent together with `cursor` or `updated_since`, a 422 (D52). */
+  page: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  per_page: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 15 }),
+  cursor: Schema.optional(CursorToken),
+  updated_since: Schema.optional(Timestamp)
 }) {
   get offset(): number {
-    return (this.page - 1) * this.per_page
+    return ((this.page ?? 1) - 1) * this.per_page
   }
   static readonly first = new PageRequest({})
 }
 
 export class PageMeta extends Model.Class<PageMeta>("PageMeta")({
-  current_page: Schema.Int,
+  current_page: Schema.NullOr(Schema.Int),
   from: Schema.NullOr(Schema.Int),
-  last_page: Schema.Int,
+  last_page: Schema.NullOr(Schema.Int),
   per_page: Schema.Int,
   to: Schema.NullOr(Schema.Int),
-  total: Schema.Int
+  total: Schema.NullOr(Schema.Int),
+  /** Where the next page starts (D52); null on the last page. */
+  next_cursor: Schema.NullOr(Schema.String)
 }) {}
 
 export interface Page<A> {
@@ -33,18 +52,101 @@ export interface Page<A> {
   readonly meta: PageMeta
 }
 
+/** A row's place in both orders: its list's time column (D18), its `updated_at`, and its id. */
+export interface SortKey {
+  readonly newest: DateTime.Utc
+  readonly updated: DateTime.Utc
+  readonly id: string
+}
+
+/** How a list request reads its rows and turns them into a page. */
+export interface ListPlan {
+  /** What to ask the repository for: one row more than the page, to learn whether another page follows. */
+  readonly slice: SliceRequest
+  readonly page: <A>(rows: ReadonlyArray<A>, total: number, key: (a: A) => SortKey) => Page<A>
+}
+
+/** The subset of a list query that pagination reads; every `List*` request class has these fields. */
+export interface PageFields {
+  readonly page?: number | undefined
+  readonly per_page: number
+  readonly cursor?: string | undefined
+  readonly updated_since?: DateTime.Utc | undefined
+}
+
+const pageWithKeyset = (other: string) =>
+  ValidationError.field("page", `The page field cannot be combined with ${other}; continue with cursor.`)
+const wrongOrder = ValidationError.field("cursor", "The cursor belongs to a listing in another order.")
+
+/** Checks the mode of a list request and plans its read (D16, D52). */
+export const planList = (request: PageFields): Effect.Effect<ListPlan, ValidationError> =>
+  Effect.gen(function*() {
+    const perPage = request.per_page
+    if (request.cursor !== undefined && request.page !== undefined) return yield* pageWithKeyset("cursor")
+    if (request.updated_since !== undefined && request.page !== undefined) {
+      return yield* pageWithKeyset("updated_since")
+    }
+    const position = request.cursor === undefined ? undefined : yield* decodeCursor(request.cursor)
+    const order: ListOrder = position?.order ?? (request.updated_since === undefined ? "newest" : "updated")
+    if (position !== undefined && request.updated_since !== undefined && order !== "updated") return yield* wrongOrder
+    const keyset = position !== undefined || request.updated_since !== undefined
+    const page = request.page ?? 1
+    const offset = keyset ? 0 : (page - 1) * perPage
+    const slice: SliceRequest = {
+      limit: perPage + 1,
+      offset,
+      order,
+      after: position === undefined ? undefined : { at: position.at, id: position.id },
+      since: request.updated_since,
+      count: !keyset
+    }
+    const next = <A>(rows: ReadonlyArray<A>, key: (a: A) => SortKey): string | null => {
+      if (rows.length <= perPage) return null
+      const last = key(rows[perPage - 1] as A)
+      return encodeCursor({ order, at: order === "newest" ? last.newest : last.updated, id: last.id })
+    }
+    return {
+      slice,
+      page: (rows, total, key) => {
+        const data = rows.length > perPage ? rows.slice(0, perPage) : rows
+        const next_cursor = next(rows, key)
+        if (keyset) {
+          return {
+            data,
+            meta: new PageMeta({
+              current_page: null,
+              from: null,
+              last_page: null,
+              per_page: perPage,
+              to: null,
+              total: null,
+              next_cursor
+            })
+          }
+        }
+        return makePage(data, total, new PageRequest({ page, per_page: perPage }), next_cursor)
+      }
+    }
+  })
+
 /** A page of `data` out of `total` items; a page past the end is empty (D16). */
-export const makePage = <A>(data: ReadonlyArray<A>, total: number, request: PageRequest): Page<A> => {
+export const makePage = <A>(
+  data: ReadonlyArray<A>,
+  total: number,
+  request: PageRequest,
+  nextCursor: string | null = null
+): Page<A> => {
   const from = data.length === 0 ? null : request.offset + 1
   return {
     data,
     meta: new PageMeta({
-      current_page: request.page,
+      current_page: request.page ?? 1,
       from,
       last_page: Math.max(1, Math.ceil(total / request.per_page)),
       per_page: request.per_page,
       to: from === null ? null : from + data.length - 1,
-      total
+      total,
+      next_cursor: nextCursor
     })
   }
 }
@@ -52,3 +154,19 @@ export const makePage = <A>(data: ReadonlyArray<A>, total: number, request: Page
 /** A page schema for a resource, for adapters and the Promise facade. */
 export const PageSchema = <A, I, R>(item: Schema.Schema<A, I, R>) =>
   Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
+
+/** The sort key of a resource listed by `created_at` and synced by `updated_at` (most lists). */
+export const timestampsKey = (a: {
+  readonly created_at: DateTime.Utc
+  readonly updated_at: DateTime.Utc
+  readonly id: string
+}): SortKey => ({ newest: a.created_at, updated: a.updated_at, id: a.id })
+
+/** The sort key of a resource that never changes after it is stored: both orders read one column. */
+export const immutableKey =
+  <K extends string>(column: K) =>
+  <A extends { readonly [k in K]: DateTime.Utc } & { readonly id: string }>(a: A): SortKey => ({
+    newest: a[column],
+    updated: a[column],
+    id: a.id
+  })

@@ -19,9 +19,8 @@ import {
 } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type AgentId, TrainingDataId, TrainingFolderId, UrlPageId, type WorkspaceId } from "../shared/Ids.js"
-import { makePage, PageRequest } from "../shared/Pagination.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
 import { canRead, canWrite, Principal } from "../shared/Principal.js"
-import { sliceOf } from "../shared/Repository.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -239,13 +238,13 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
 
     const list = Tracing.fn("Training.list")(function*(query: ListTrainingData) {
       const principal = yield* canRead
-      const page = new PageRequest({ page: query.page, per_page: query.per_page })
+      const plan = yield* planList(query)
       const { items, total } = yield* repo.list(
         principal.workspaceId,
         { type: query.type, status: query.status },
-        sliceOf(page)
+        plan.slice
       )
-      return makePage(items, total, page)
+      return plan.page(items, total, timestampsKey)
     })
 
     /** D31: a url item with completed pages goes back to the queue; otherwise the business-state 422 of D14. */

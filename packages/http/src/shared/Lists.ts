@@ -1,9 +1,9 @@
 /**
- * List endpoints (D16, D17): query parameters parsed from strings, and the list envelope with absolute links
+ * List endpoints (D16, D17, D52): query parameters parsed from strings, and the list envelope with absolute links
  * built from the request URL (core returns `data` and `meta` without them).
  */
 import { HttpServerRequest } from "@effect/platform"
-import { type Page, PageNumber, PerPage } from "@support-engine/core"
+import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
 import { Effect, Option, Schema } from "effect"
 
 /** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15 (D16). */
@@ -13,6 +13,14 @@ export const PageQuery = {
   }),
   per_page: Schema.optionalWith(PerPage, { exact: true }).annotations({
     description: "Items per page, an integer from 1 to 100 (default 15)"
+  }),
+  cursor: Schema.optionalWith(CursorToken, { exact: true }).annotations({
+    description: "Continue after the last row of a previous page: that answer's `meta.next_cursor` (opaque). " +
+      "Not with `page`."
+  }),
+  updated_since: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+    description: "Sync: only rows updated at or after this RFC 3339 time, oldest first by `updated_at` then id; " +
+      "continue with `cursor`. Not with `page`."
   })
 }
 
@@ -27,14 +35,18 @@ export const Links = Schema.Struct({
   next: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "ListLinks", description: "Absolute URLs keeping the other query parameters" })
 
+/** Page numbers and totals are null on a cursor or `updated_since` page (D52), which is read by key, not counted. */
 export const ListMeta = Schema.Struct({
-  current_page: Schema.Int,
+  current_page: Schema.NullOr(Schema.Int),
   from: Schema.NullOr(Schema.Int),
-  last_page: Schema.Int,
+  last_page: Schema.NullOr(Schema.Int),
   path: Schema.String,
   per_page: Schema.Int,
   to: Schema.NullOr(Schema.Int),
-  total: Schema.Int
+  total: Schema.NullOr(Schema.Int),
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as `cursor` to read the next page; null on the last page"
+  })
 }).annotations({ identifier: "ListMeta" })
 
 /** The D17 envelope of `item`. */
@@ -56,24 +68,34 @@ const absoluteUrl = (request: HttpServerRequest.HttpServerRequest): URL => {
   return Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(request.url, "http://localhost"))
 }
 
-/** A core page as the D17 envelope for the current request: absolute links keeping every other query parameter. */
+/**
+ * A core page as the D17 envelope for the current request: absolute links keeping every other query parameter.
+ * A keyset page (no page numbers) links only forward, by cursor; `first` restarts the same listing.
+ */
 export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServerRequest.HttpServerRequest> =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const url = absoluteUrl(request)
     const { meta } = page
-    const link = (n: number): string => {
+    const link = (set: Record<string, string | null>): string => {
       const target = new URL(url)
-      target.searchParams.set("page", String(n))
+      for (const [key, value] of Object.entries(set)) {
+        if (value === null) target.searchParams.delete(key)
+        else target.searchParams.set(key, value)
+      }
       return target.toString()
     }
+    const next = meta.next_cursor === null ? null : link({ page: null, cursor: meta.next_cursor })
+    const links = meta.current_page === null || meta.last_page === null
+      ? { first: link({ page: null, cursor: null }), last: null, prev: null, next }
+      : {
+        first: link({ page: "1" }),
+        last: link({ page: String(meta.last_page) }),
+        prev: meta.current_page > 1 ? link({ page: String(meta.current_page - 1) }) : null,
+        next: meta.current_page < meta.last_page ? link({ page: String(meta.current_page + 1) }) : null
+      }
     return {
       data: page.data,
-      links: {
-        first: link(1),
-        last: link(meta.last_page),
-        prev: meta.current_page > 1 ? link(meta.current_page - 1) : null,
-        next: meta.current_page < meta.last_page ? link(meta.current_page + 1) : null
-      },
+      links,
       meta: {
         current_page: meta.current_page,
         from: meta.from,
@@ -81,7 +103,8 @@ export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServ
         path: `${url.origin}${url.pathname}`,
         per_page: meta.per_page,
         to: meta.to,
-        total: meta.total
+        total: meta.total,
+        next_cursor: meta.next_cursor
       }
     }
   })

@@ -12,6 +12,7 @@ import {
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique } from "../shared/SqlErrors.js"
 
@@ -58,14 +59,13 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         is_active: Schema.optional(Schema.Boolean),
-        limit: Schema.Int,
-        offset: Schema.Int
+        ...WindowFields
       }),
       Result: AgentRow,
       execute: (r) =>
         sql`SELECT ${columns} FROM agents WHERE workspace_id = ${r.workspace_id}
             ${r.is_active === undefined ? sql`` : sql`AND is_active = ${p.bool(r.is_active)}`}
-            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+            ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
     const countActive = RowSchema.single({
@@ -132,18 +132,21 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
-      list: (workspaceId, filter, { limit, offset }) =>
+      list: (workspaceId, filter, slice) =>
         Effect.all({
-          items: page({ workspace_id: workspaceId, is_active: filter.is_active, limit, offset }).pipe(
+          items: page({ workspace_id: workspaceId, is_active: filter.is_active, ...windowOf(slice) }).pipe(
             Effect.map((rows) => rows.map(toAgent)),
             mapSqlError
           ),
-          total: filter.is_active === undefined
-            ? counters.get(workspaceId, COUNTER)
-            : countActive({ workspace_id: workspaceId, is_active: filter.is_active }).pipe(
-              Effect.map((r) => r.total),
-              mapSqlError
-            )
+          total: totalOf(
+            slice,
+            filter.is_active === undefined
+              ? counters.get(workspaceId, COUNTER)
+              : countActive({ workspace_id: workspaceId, is_active: filter.is_active }).pipe(
+                Effect.map((r) => r.total),
+                mapSqlError
+              )
+          )
         })
     })
   })

@@ -4,6 +4,7 @@ import { Company, CompanyId, CompanyRepo, WorkspaceId } from "@support-engine/co
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -35,11 +36,12 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
     })
 
     const page = RowSchema.findAll({
-      Request: Schema.Struct({ workspace_id: WorkspaceId, limit: Schema.Int, offset: Schema.Int }),
+      Request: Schema.Struct({ workspace_id: WorkspaceId, ...WindowFields }),
       Result: CompanyRow,
       execute: (r) =>
-        sql`SELECT * FROM companies WHERE workspace_id = ${r.workspace_id}
-            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+        sql`SELECT * FROM companies WHERE workspace_id = ${r.workspace_id} ${
+          keyset(sql, r, { newest: "created_at", updated: "updated_at" })
+        }`
     })
 
     return CompanyRepo.of({
@@ -64,13 +66,13 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
-      list: (workspaceId, { limit, offset }) =>
+      list: (workspaceId, slice) =>
         Effect.all({
-          items: page({ workspace_id: workspaceId, limit, offset }).pipe(
+          items: page({ workspace_id: workspaceId, ...windowOf(slice) }).pipe(
             Effect.map((rows) => rows.map(toCompany)),
             mapSqlError
           ),
-          total: counters.get(workspaceId, COUNTER)
+          total: totalOf(slice, counters.get(workspaceId, COUNTER))
         })
     })
   })

@@ -19,6 +19,7 @@ import {
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -83,6 +84,11 @@ const MessageFilter = Schema.Struct({
   conversation_id: Schema.optional(Schema.String)
 })
 
+const CONVERSATION_ORDER = { newest: "created_at", updated: "updated_at" }
+// Messages are listed by `sent_at` (D18), which a client may set in the past; they are never edited, so sync
+// (`updated_since`) follows `created_at`, the time the engine stored them.
+const MESSAGE_ORDER = { newest: "sent_at", updated: "created_at" }
+
 export const SqlConversationRepoLive: Layer.Layer<
   ConversationRepo | MessageRepo,
   never,
@@ -101,11 +107,11 @@ export const SqlConversationRepoLive: Layer.Layer<
     execute: (r) => sql`SELECT * FROM conversations WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
   })
   const conversationPage = RowSchema.findAll({
-    Request: Schema.Struct({ ...ConversationFilter.fields, limit: Schema.Int, offset: Schema.Int }),
+    Request: Schema.Struct({ ...ConversationFilter.fields, ...WindowFields }),
     Result: ConversationRow,
-    execute: ({ limit, offset, workspace_id, ...filters }) =>
+    execute: ({ after_at, after_id, limit, offset, order, since, workspace_id, ...filters }) =>
       sql`SELECT * FROM conversations WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
-          ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+          ${keyset(sql, { after_at, after_id, limit, offset, order, since }, CONVERSATION_ORDER)}`
   })
   const conversationCount = RowSchema.single({
     Request: ConversationFilter,
@@ -115,11 +121,11 @@ export const SqlConversationRepoLive: Layer.Layer<
           WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
   })
   const messagePage = RowSchema.findAll({
-    Request: Schema.Struct({ ...MessageFilter.fields, limit: Schema.Int, offset: Schema.Int }),
+    Request: Schema.Struct({ ...MessageFilter.fields, ...WindowFields }),
     Result: MessageRow,
-    execute: ({ limit, offset, workspace_id, ...filters }) =>
+    execute: ({ after_at, after_id, limit, offset, order, since, workspace_id, ...filters }) =>
       sql`SELECT * FROM messages WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
-          ORDER BY sent_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+          ${keyset(sql, { after_at, after_id, limit, offset, order, since }, MESSAGE_ORDER)}`
   })
   const messageCount = RowSchema.single({
     Request: MessageFilter,
@@ -162,15 +168,18 @@ export const SqlConversationRepoLive: Layer.Layer<
         yield* counters.add(workspaceId, CONVERSATIONS, -1)
         return true
       }),
-    list: (workspaceId, filter, { limit, offset }) =>
+    list: (workspaceId, filter, slice) =>
       Effect.all({
-        items: conversationPage({ workspace_id: workspaceId, ...filter, limit, offset }).pipe(
+        items: conversationPage({ workspace_id: workspaceId, ...filter, ...windowOf(slice) }).pipe(
           Effect.map((rows) => rows.map(toConversation)),
           mapSqlError
         ),
-        total: isFiltered(filter)
-          ? conversationCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
-          : counters.get(workspaceId, CONVERSATIONS)
+        total: totalOf(
+          slice,
+          isFiltered(filter)
+            ? conversationCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
+            : counters.get(workspaceId, CONVERSATIONS)
+        )
       })
   })
 
@@ -191,15 +200,18 @@ export const SqlConversationRepoLive: Layer.Layer<
           rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, MESSAGES, -1), true)
         )
       ),
-    list: (workspaceId, filter, { limit, offset }) =>
+    list: (workspaceId, filter, slice) =>
       Effect.all({
-        items: messagePage({ workspace_id: workspaceId, ...filter, limit, offset }).pipe(
+        items: messagePage({ workspace_id: workspaceId, ...filter, ...windowOf(slice) }).pipe(
           Effect.map((rows) => rows.map(toMessage)),
           mapSqlError
         ),
-        total: isFiltered(filter)
-          ? messageCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
-          : counters.get(workspaceId, MESSAGES)
+        total: totalOf(
+          slice,
+          isFiltered(filter)
+            ? messageCount({ workspace_id: workspaceId, ...filter }).pipe(Effect.map((r) => r.total), mapSqlError)
+            : counters.get(workspaceId, MESSAGES)
+        )
       })
   })
 

@@ -12,6 +12,7 @@ import {
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
 
@@ -32,6 +33,7 @@ const CustomerRow = Schema.Struct({
 })
 
 const COUNTER = "customers"
+const ORDER = { newest: "created_at", updated: "updated_at" }
 const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
 const emailTaken = ValidationError.field("email", "The email has already been taken.")
 // The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
@@ -72,11 +74,9 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       ])
 
     const page = RowSchema.findAll({
-      Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
+      Request: Schema.Struct({ ...Filter.fields, ...WindowFields }),
       Result: CustomerRow,
-      execute: (r) =>
-        sql`SELECT ${columns} FROM customers WHERE ${where(r)}
-            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+      execute: (r) => sql`SELECT ${columns} FROM customers WHERE ${where(r)} ${keyset(sql, r, ORDER)}`
     })
 
     const count = RowSchema.single({
@@ -134,14 +134,18 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
-      list: (workspaceId, filter, { limit, offset }) => {
+      list: (workspaceId, filter, slice) => {
         const request = { workspace_id: workspaceId, email: filter.email, company_id: filter.company_id }
         const filtered = filter.email !== undefined || filter.company_id !== undefined
         return Effect.all({
-          items: page({ ...request, limit, offset }).pipe(Effect.map((rows) => rows.map(toCustomer)), mapSqlError),
-          total: filtered
-            ? count(request).pipe(Effect.map((r) => r.total), mapSqlError)
-            : counters.get(workspaceId, COUNTER)
+          items: page({ ...request, ...windowOf(slice) }).pipe(
+            Effect.map((rows) => rows.map(toCustomer)),
+            mapSqlError
+          ),
+          total: totalOf(
+            slice,
+            filtered ? count(request).pipe(Effect.map((r) => r.total), mapSqlError) : counters.get(workspaceId, COUNTER)
+          )
         })
       }
     })

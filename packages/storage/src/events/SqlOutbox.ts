@@ -4,6 +4,7 @@ import { Actor, Event, EventData, EventId, EventType, Outbox, WorkspaceId } from
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { WebhookFanOut } from "../webhooks/SqlWebhookRepo.js"
@@ -46,14 +47,14 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         event: Schema.optional(Schema.String),
-        limit: Schema.Int,
-        offset: Schema.Int
+        ...WindowFields
       }),
       Result: EventRow,
+      // Events never change: `updated_since` reads `occurred_at`, their recording time.
       execute: (r) =>
         sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id}
             ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
-            ORDER BY occurred_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+            ${keyset(sql, r, { newest: "occurred_at", updated: "occurred_at" })}`
     })
 
     const countByType = RowSchema.single({
@@ -91,19 +92,22 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
           Effect.map((row) => row.pipe(Option.map(toEvent))),
           mapSqlError
         ),
-      list: (workspaceId, filter, { limit, offset }) =>
+      list: (workspaceId, filter, slice) =>
         Effect.all({
-          items: page({ workspace_id: workspaceId, event: filter.event, limit, offset }).pipe(
+          items: page({ workspace_id: workspaceId, event: filter.event, ...windowOf(slice) }).pipe(
             Effect.map((rows) => rows.map(toEvent)),
             mapSqlError
           ),
           // A type filter counts through the (workspace_id, event, ...) index; the unfiltered total is kept.
-          total: filter.event === undefined
-            ? counters.get(workspaceId, COUNTER)
-            : countByType({ workspace_id: workspaceId, event: filter.event }).pipe(
-              Effect.map((r) => r.total),
-              mapSqlError
-            )
+          total: totalOf(
+            slice,
+            filter.event === undefined
+              ? counters.get(workspaceId, COUNTER)
+              : countByType({ workspace_id: workspaceId, event: filter.event }).pipe(
+                Effect.map((r) => r.total),
+                mapSqlError
+              )
+          )
         }),
       listAfter: (workspaceId, afterId, filter, limit) =>
         after({ workspace_id: workspaceId, after: afterId, event: filter.event, limit }).pipe(

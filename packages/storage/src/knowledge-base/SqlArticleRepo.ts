@@ -17,6 +17,7 @@ import {
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique, type UniqueViolation } from "../shared/SqlErrors.js"
 
@@ -98,14 +99,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         status: Schema.optional(Schema.String),
-        limit: Schema.Int,
-        offset: Schema.Int
+        ...WindowFields
       }),
       Result: ArticleRow,
       execute: (r) =>
         sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id}
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
-            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+            ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
     const countStatus = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
@@ -123,13 +123,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         article_id: ArticleId,
-        limit: Schema.Int,
-        offset: Schema.Int
+        ...WindowFields
       }),
       Result: RevisionRow,
+      // Revisions never change: `updated_since` reads `created_at`.
       execute: (r) =>
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
-            AND article_id = ${r.article_id} ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+            AND article_id = ${r.article_id} ${keyset(sql, r, { newest: "created_at", updated: "created_at" })}`
     })
     const revisionCount = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, article_id: ArticleId }),
@@ -217,18 +217,21 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
-      list: (workspaceId, filter, { limit, offset }) =>
+      list: (workspaceId, filter, slice) =>
         Effect.all({
-          items: page({ workspace_id: workspaceId, status: filter.status, limit, offset }).pipe(
+          items: page({ workspace_id: workspaceId, status: filter.status, ...windowOf(slice) }).pipe(
             Effect.flatMap(withTranslations),
             mapSqlError
           ),
-          total: filter.status === undefined
-            ? counters.get(workspaceId, COUNTER)
-            : countStatus({ workspace_id: workspaceId, status: filter.status }).pipe(
-              Effect.map((r) => r.total),
-              mapSqlError
-            )
+          total: totalOf(
+            slice,
+            filter.status === undefined
+              ? counters.get(workspaceId, COUNTER)
+              : countStatus({ workspace_id: workspaceId, status: filter.status }).pipe(
+                Effect.map((r) => r.total),
+                mapSqlError
+              )
+          )
         }),
       slugsLike: (workspaceId, locale, base, except) =>
         sql<{ readonly slug: string }>`SELECT slug FROM kb_article_translations WHERE workspace_id = ${workspaceId}
@@ -246,15 +249,18 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
           Effect.map(Option.map((row) => new Revision(row, true))),
           mapSqlError
         ),
-      listRevisions: (workspaceId, articleId, { limit, offset }) =>
+      listRevisions: (workspaceId, articleId, slice) =>
         Effect.all({
-          items: revisionPage({ workspace_id: workspaceId, article_id: articleId, limit, offset }).pipe(
+          items: revisionPage({ workspace_id: workspaceId, article_id: articleId, ...windowOf(slice) }).pipe(
             Effect.map((rows) => rows.map((row) => new Revision(row, true))),
             mapSqlError
           ),
-          total: revisionCount({ workspace_id: workspaceId, article_id: articleId }).pipe(
-            Effect.map((r) => r.total),
-            mapSqlError
+          total: totalOf(
+            slice,
+            revisionCount({ workspace_id: workspaceId, article_id: articleId }).pipe(
+              Effect.map((r) => r.total),
+              mapSqlError
+            )
           )
         })
     })

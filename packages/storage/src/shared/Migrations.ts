@@ -12,6 +12,7 @@ import conversationsMessages from "../migrations/0004_conversations_messages.js"
 import training from "../migrations/0005_training.js"
 import knowledgeBase from "../migrations/0006_knowledge_base.js"
 import webhooks from "../migrations/0007_webhooks.js"
+import syncOrder from "../migrations/0013_sync_order.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -20,7 +21,8 @@ export const migrations = {
   "0004_conversations_messages": conversationsMessages,
   "0005_training": training,
   "0006_knowledge_base": knowledgeBase,
-  "0007_webhooks": webhooks
+  "0007_webhooks": webhooks,
+  "0013_sync_order": syncOrder
 }
 
 /** Runs every pending migration; returns what ran. */

@@ -17,6 +17,7 @@ import {
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -105,11 +106,11 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         ...(r.status === undefined ? [] : [sql`status = ${r.status}`])
       ])
     const page = RowSchema.findAll({
-      Request: Schema.Struct({ ...Filter.fields, limit: Schema.Int, offset: Schema.Int }),
+      Request: Schema.Struct({ ...Filter.fields, ...WindowFields }),
       Result: ItemRow,
       execute: (r) =>
         sql`SELECT ${columns} FROM training_data WHERE ${where(r)}
-            ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+            ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
     const count = RowSchema.single({
       Request: Filter,
@@ -195,13 +196,16 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
-      list: (workspaceId, filter, { limit, offset }) => {
+      list: (workspaceId, filter, slice) => {
         const request = { workspace_id: workspaceId, type: filter.type, status: filter.status }
         return Effect.all({
-          items: page({ ...request, limit, offset }).pipe(Effect.flatMap(withAgents), mapSqlError),
-          total: filter.type === undefined && filter.status === undefined
-            ? counters.get(workspaceId, COUNTER)
-            : count(request).pipe(Effect.map((r) => r.total), mapSqlError)
+          items: page({ ...request, ...windowOf(slice) }).pipe(Effect.flatMap(withAgents), mapSqlError),
+          total: totalOf(
+            slice,
+            filter.type === undefined && filter.status === undefined
+              ? counters.get(workspaceId, COUNTER)
+              : count(request).pipe(Effect.map((r) => r.total), mapSqlError)
+          )
         })
       },
       insertFolder: (workspaceId, f) =>

@@ -32,6 +32,7 @@ import {
 import { type Cause, type DateTime, Deferred, Effect, Layer, Option, type ParseResult, Redacted, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull, types } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 import { afterCommit } from "../shared/SqlTransactor.js"
@@ -223,11 +224,11 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
       })
 
       const page = RowSchema.findAll({
-        Request: Schema.Struct({ workspace_id: WorkspaceId, limit: Schema.Int, offset: Schema.Int }),
+        Request: Schema.Struct({ workspace_id: WorkspaceId, ...WindowFields }),
         Result: WebhookRow,
         execute: (r) =>
           sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id}
-              ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+              ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
       })
 
       const insertTypes = (workspaceId: WorkspaceId, webhook: Webhook) =>
@@ -244,14 +245,13 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
           workspace_id: WorkspaceId,
           webhook_id: WebhookId,
           status: Schema.optional(Schema.String),
-          limit: Schema.Int,
-          offset: Schema.Int
+          ...WindowFields
         }),
         Result: DeliveryRow,
         execute: (r) =>
           sql`SELECT * FROM webhook_deliveries WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id}
               ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
-              ORDER BY created_at DESC, id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+              ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
       })
 
       const findDelivery = RowSchema.findOne({
@@ -325,13 +325,13 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
               WHERE workspace_id = ${workspaceId} AND name = ${deliveriesCounter(id)}`
             return true
           }).pipe(persist),
-        list: (workspaceId, { limit, offset }) =>
+        list: (workspaceId, slice) =>
           Effect.all({
-            items: page({ workspace_id: workspaceId, limit, offset }).pipe(
+            items: page({ workspace_id: workspaceId, ...windowOf(slice) }).pipe(
               Effect.map((rows) => rows.map(toWebhook)),
               mapSqlError
             ),
-            total: counters.get(workspaceId, WEBHOOKS)
+            total: totalOf(slice, counters.get(workspaceId, WEBHOOKS))
           }),
         rotateSecret: (workspaceId, id, secret, previousExpiresAt, at) =>
           // The right-hand sides read the row as it was: the old secret becomes the previous one.
@@ -357,23 +357,25 @@ export const SqlWebhookRepoLive: Layer.Layer<WebhookRepo, never, SqlClient.SqlCl
             })),
             mapSqlError
           ),
-        listDeliveries: (workspaceId, webhookId, filter, { limit, offset }) =>
+        listDeliveries: (workspaceId, webhookId, filter, slice) =>
           Effect.all({
             items: deliveryPage({
               workspace_id: workspaceId,
               webhook_id: webhookId,
               status: filter.status,
-              limit,
-              offset
+              ...windowOf(slice)
             })
               .pipe(Effect.flatMap(withLogs), mapSqlError),
             // A status filter counts through the (workspace_id, webhook_id, status, ...) index.
-            total: filter.status === undefined
-              ? counters.get(workspaceId, deliveriesCounter(webhookId))
-              : countByStatus({ workspace_id: workspaceId, webhook_id: webhookId, status: filter.status }).pipe(
-                Effect.map((r) => r.total),
-                mapSqlError
-              )
+            total: totalOf(
+              slice,
+              filter.status === undefined
+                ? counters.get(workspaceId, deliveriesCounter(webhookId))
+                : countByStatus({ workspace_id: workspaceId, webhook_id: webhookId, status: filter.status }).pipe(
+                  Effect.map((r) => r.total),
+                  mapSqlError
+                )
+            )
           }),
         redeliver: (workspaceId, webhookId, id, at) =>
           Effect.gen(function*() {

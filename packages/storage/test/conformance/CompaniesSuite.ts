@@ -110,18 +110,21 @@ export const companiesSuite = (adapter: Adapter) =>
             last_page: 1,
             per_page: 15,
             to: 5,
-            total: 5
+            total: 5,
+            next_cursor: null
           })
 
           const second = yield* companies.list(new ListCompanies({ page: 2, per_page: 2 }))
           assert.deepStrictEqual(second.data.map((c) => c.name), ["c2", "c1"])
+          assert.isString(second.meta.next_cursor)
           assert.deepStrictEqual({ ...second.meta }, {
             current_page: 2,
             from: 3,
             last_page: 3,
             per_page: 2,
             to: 4,
-            total: 5
+            total: 5,
+            next_cursor: second.meta.next_cursor
           })
 
           const last = yield* companies.list(new ListCompanies({ page: 5, per_page: 1 }))
@@ -135,7 +138,8 @@ export const companiesSuite = (adapter: Adapter) =>
             last_page: 1,
             per_page: 100,
             to: null,
-            total: 5
+            total: 5,
+            next_cursor: null
           })
 
           yield* companies.delete(all.data[0]!.id)

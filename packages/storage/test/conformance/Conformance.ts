@@ -2,6 +2,7 @@
 import { agentsSuite } from "./AgentsSuite.js"
 import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
+import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
 import type { Adapter } from "./Harness.js"
 import { isolationSuite } from "./IsolationSuite.js"
@@ -21,6 +22,7 @@ export const conformance = (adapter: Adapter): void => {
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
+  cursorsSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

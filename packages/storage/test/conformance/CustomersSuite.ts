@@ -192,13 +192,15 @@ export const customersSuite = (adapter: Adapter) =>
           assert.strictEqual(all.meta.total, 6)
           const byCompany = yield* customers.list(new ListCustomers({ company_id: globex.id, per_page: 2 }))
           assert.deepStrictEqual(byCompany.data.map((c) => c.email), ["c4@example.com", "c2@example.com"])
+          assert.isString(byCompany.meta.next_cursor)
           assert.deepStrictEqual({ ...byCompany.meta }, {
             current_page: 1,
             from: 1,
             last_page: 2,
             per_page: 2,
             to: 2,
-            total: 3
+            total: 3,
+            next_cursor: byCompany.meta.next_cursor
           })
           const byEmail = yield* customers.list(new ListCustomers({ email: "C3@example.com" }))
           assert.deepStrictEqual(byEmail.data.map((c) => c.id), [made[3]!.id])

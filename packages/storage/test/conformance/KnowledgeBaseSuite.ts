@@ -259,7 +259,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(yield* kb.get(a.id), restored)
 
           const after = yield* allRevisions(kb, a.id)
-          assert.strictEqual(after.meta.total, revisions.meta.total + 1)
+          assert.strictEqual(after.meta.total, (revisions.meta.total ?? 0) + 1)
           assert.deepStrictEqual(after.data.slice(1), revisions.data)
           assert.deepInclude({ ...after.data[0]! }, { locale: "en", title: "V2", content: "two", excerpt: null })
           assert.strictEqual(after.data[0]!.created_at.epochMillis, 2000)
@@ -382,17 +382,20 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
             last_page: 1,
             per_page: 15,
             to: 5,
-            total: 5
+            total: 5,
+            next_cursor: null
           })
           const second = yield* kb.list(new ListArticles({ page: 2, per_page: 2 }))
           assert.deepStrictEqual(titles(second), ["a2", "a1"])
+          assert.isString(second.meta.next_cursor)
           assert.deepStrictEqual({ ...second.meta }, {
             current_page: 2,
             from: 3,
             last_page: 3,
             per_page: 2,
             to: 4,
-            total: 5
+            total: 5,
+            next_cursor: second.meta.next_cursor
           })
           const published = yield* kb.list(new ListArticles({ status: "published", per_page: 2, page: 2 }))
           assert.deepStrictEqual([titles(published), published.meta.total, published.meta.last_page], [["a0"], 3, 2])
@@ -406,13 +409,15 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           }
           const revisions = yield* kb.listRevisions(target.id, new ListRevisions({ per_page: 3 }))
           assert.deepStrictEqual(revisions.data.map((r) => r.content), ["v3", "v2", "v1"])
+          assert.isString(revisions.meta.next_cursor)
           assert.deepStrictEqual({ ...revisions.meta }, {
             current_page: 1,
             from: 1,
             last_page: 2,
             per_page: 3,
             to: 3,
-            total: 4
+            total: 4,
+            next_cursor: revisions.meta.next_cursor
           })
           const rest = yield* kb.listRevisions(target.id, new ListRevisions({ per_page: 3, page: 2 }))
           assert.deepStrictEqual(rest.data.map((r) => r.content), [""])
