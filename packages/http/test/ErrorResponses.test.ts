@@ -71,6 +71,66 @@ describe("ErrorResponses", () => {
       roundTrip(R.CreationFailedResponse, new CreationFailed(), 500, "CREATION_FAILED")
     ]))
 
+  it.effect("the client chooses the class by code and keeps the message as sent: no message text is parsed", () =>
+    Effect.gen(function*() {
+      // Messages no rule of the server would write: they still decode, by code, to the class the code names.
+      const notFound = yield* Schema.decodeUnknown(R.NotFoundResponse)({
+        error: "Nothing here.",
+        code: "RESOURCE_NOT_FOUND",
+        errors: null
+      })
+      assert.instanceOf(notFound, NotFound)
+      assert.deepStrictEqual([notFound.message, notFound.status, notFound.code], [
+        "Nothing here.",
+        404,
+        "RESOURCE_NOT_FOUND"
+      ])
+      const ability = yield* Schema.decodeUnknown(R.InsufficientAbilityResponse)({
+        error: "No write ability.",
+        code: "INSUFFICIENT_TOKEN_ABILITY",
+        errors: null
+      })
+      assert.instanceOf(ability, InsufficientAbility)
+      assert.strictEqual(ability.message, "No write ability.")
+      // One status, two classes (403): the code decides.
+      const forbidden = Schema.decodeUnknownEither(R.ForbiddenResponse)({
+        error: "No write ability.",
+        code: "INSUFFICIENT_TOKEN_ABILITY",
+        errors: null
+      })
+      assert.strictEqual(forbidden._tag, "Left")
+    }))
+
+  it("each response states its class's status and code, which the class states once (core's Errors.ts)", () => {
+    const pairs: ReadonlyArray<
+      readonly [Schema.Schema.All, { readonly status: number; readonly code: string | null }]
+    > = [
+      [R.UnauthenticatedResponse, Unauthenticated],
+      [R.InsufficientAbilityResponse, InsufficientAbility],
+      [R.ForbiddenResponse, Forbidden],
+      [R.NotFoundResponse, NotFound],
+      [R.InvalidSenderResponse, InvalidSender],
+      [R.InvalidAssigneeResponse, InvalidAssignee],
+      [R.InvalidAssigneeTypeResponse, InvalidAssigneeType],
+      [R.InvalidTypeResponse, InvalidType],
+      [R.InvalidAgentResponse, InvalidAgent],
+      [R.UrlDiscoveryRequiredResponse, UrlDiscoveryRequired],
+      [R.NoUrlsProvidedResponse, NoUrlsProvided],
+      [R.ProcessingFailedResponse, ProcessingFailed],
+      [R.CreationFailedResponse, CreationFailed],
+      [R.PersistenceErrorResponse, PersistenceError],
+      [R.ValidationErrorResponse, ValidationError],
+      [R.BusinessStateErrorResponse, BusinessStateError]
+    ]
+    for (const [schema, error] of pairs) assert.strictEqual(statusOf(schema), error.status)
+    // Instances carry the same values, for in-process callers.
+    assert.deepStrictEqual([new NotFound({ resource: "Agent" }).status, new NotFound({ resource: "Agent" }).code], [
+      404,
+      "RESOURCE_NOT_FOUND"
+    ])
+    assert.strictEqual(new NotFound({ resource: "Agent" }).message, "Agent not found.")
+  })
+
   it.effect("500 PersistenceError: a fixed body with code null; the reason never leaves the server (D12)", () =>
     Effect.gen(function*() {
       const error = new PersistenceError({ reason: "SQLITE_BUSY on table secret_things" })

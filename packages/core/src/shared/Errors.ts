@@ -1,61 +1,62 @@
 /**
- * Every expected failure of the engine (D12-D15). Each error carries what an adapter needs to render it:
- * `status`, `code` (null where the contract has none) and a human-readable `message`.
- * The HTTP adapter maps them to bodies in one place; in-process callers see the same values.
+ * Every expected failure of the engine (D12-D15). Each class states, once, what an adapter needs to render it:
+ * `status` and `code` (null where the contract has none) as static fields, which the HTTP package reads for its
+ * error bodies, OpenAPI schemas and client decoding, and on every instance for in-process callers; and a
+ * human-readable `message`. Plain numbers and strings: core knows no HTTP library (docs/decisions.md).
  */
 import { Effect, Option, Schema } from "effect"
+
+/** The message of every 500 that has no message of its own: no stack, SQL or internal name (D12). */
+export const INTERNAL_ERROR_MESSAGE = "Internal server error."
 
 /** 401: missing, malformed, unknown, expired or revoked token. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   message: Schema.optionalWith(Schema.String, { default: () => "Unauthenticated." })
 }) {
-  get status() {
-    return 401 as const
-  }
-  get code() {
-    return "UNAUTHENTICATED" as const
-  }
+  static readonly status = 401
+  static readonly code = "UNAUTHENTICATED"
+  readonly status = Unauthenticated.status
+  readonly code = Unauthenticated.code
 }
 
-/** 403: the token is valid but lacks the ability the operation needs (D10). */
+/**
+ * 403: the token is valid but lacks the ability the operation needs (D10). Made from the `ability`; the typed
+ * client makes it from the `message` it received.
+ */
 export class InsufficientAbility extends Schema.TaggedError<InsufficientAbility>()("InsufficientAbility", {
-  ability: Schema.Literal("external-api:read", "external-api:write")
+  message: Schema.String
 }) {
-  override get message() {
-    return `This token lacks the ${this.ability} ability.`
-  }
-  get status() {
-    return 403 as const
-  }
-  get code() {
-    return "INSUFFICIENT_TOKEN_ABILITY" as const
+  static readonly status = 403
+  static readonly code = "INSUFFICIENT_TOKEN_ABILITY"
+  readonly status = InsufficientAbility.status
+  readonly code = InsufficientAbility.code
+  constructor(
+    props: { readonly ability: "external-api:read" | "external-api:write" } | { readonly message: string },
+    options?: Schema.MakeOptions
+  ) {
+    super({ message: "ability" in props ? `This token lacks the ${props.ability} ability.` : props.message }, options)
   }
 }
 
 /** 403: blocked by a business rule, for instance a protected copilot agent (D23). */
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
-  message: Schema.String
-}) {
-  get status() {
-    return 403 as const
-  }
-  get code() {
-    return "FORBIDDEN" as const
-  }
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {
+  static readonly status = 403
+  static readonly code = "FORBIDDEN"
+  readonly status = Forbidden.status
+  readonly code = Forbidden.code
 }
 
-/** 404: missing, or in another workspace: the two are indistinguishable (D11). */
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
-  resource: Schema.String
-}) {
-  override get message() {
-    return `${this.resource} not found.`
-  }
-  get status() {
-    return 404 as const
-  }
-  get code() {
-    return "RESOURCE_NOT_FOUND" as const
+/**
+ * 404: missing, or in another workspace: the two are indistinguishable (D11). Made from the `resource` name
+ * ("Agent not found."); the typed client makes it from the `message` it received.
+ */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {
+  static readonly status = 404
+  static readonly code = "RESOURCE_NOT_FOUND"
+  readonly status = NotFound.status
+  readonly code = NotFound.code
+  constructor(props: { readonly resource: string } | { readonly message: string }, options?: Schema.MakeOptions) {
+    super({ message: "resource" in props ? `${props.resource} not found.` : props.message }, options)
   }
 }
 
@@ -67,14 +68,14 @@ export type FieldErrors = typeof FieldErrors.Type
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   errors: FieldErrors
 }) {
+  static readonly status = 422
+  static readonly code = null
+  /** The one message of every validation failure (D13). */
+  static readonly summary = "The given data was invalid." as const
+  readonly status = ValidationError.status
+  readonly code = ValidationError.code
   override get message() {
-    return "The given data was invalid."
-  }
-  get status() {
-    return 422 as const
-  }
-  get code() {
-    return null
+    return ValidationError.summary
   }
   /** One field, one message. */
   static field(field: string, message: string): ValidationError {
@@ -84,56 +85,46 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 
 /** 400: a message sender that is not in the workspace or not allowed for the conversation (D29). */
 export class InvalidSender extends Schema.TaggedError<InvalidSender>()("InvalidSender", { message: Schema.String }) {
-  get status() {
-    return 400 as const
-  }
-  get code() {
-    return "INVALID_SENDER" as const
-  }
+  static readonly status = 400
+  static readonly code = "INVALID_SENDER"
+  readonly status = InvalidSender.status
+  readonly code = InvalidSender.code
 }
 
 /** 400: an assignee id that names no user or agent of the workspace (D27). */
 export class InvalidAssignee
   extends Schema.TaggedError<InvalidAssignee>()("InvalidAssignee", { message: Schema.String })
 {
-  get status() {
-    return 400 as const
-  }
-  get code() {
-    return "INVALID_ASSIGNEE" as const
-  }
+  static readonly status = 400
+  static readonly code = "INVALID_ASSIGNEE"
+  readonly status = InvalidAssignee.status
+  readonly code = InvalidAssignee.code
 }
 
 /** 400: an assignee type or agent the conversation's channel rules refuse (D27). */
 export class InvalidAssigneeType
   extends Schema.TaggedError<InvalidAssigneeType>()("InvalidAssigneeType", { message: Schema.String })
 {
-  get status() {
-    return 400 as const
-  }
-  get code() {
-    return "INVALID_ASSIGNEE_TYPE" as const
-  }
+  static readonly status = 400
+  static readonly code = "INVALID_ASSIGNEE_TYPE"
+  readonly status = InvalidAssigneeType.status
+  readonly code = InvalidAssigneeType.code
 }
 
 /** 400: an unsupported training data type (D30). */
 export class InvalidType extends Schema.TaggedError<InvalidType>()("InvalidType", { message: Schema.String }) {
-  get status() {
-    return 400 as const
-  }
-  get code() {
-    return "INVALID_TYPE" as const
-  }
+  static readonly status = 400
+  static readonly code = "INVALID_TYPE"
+  readonly status = InvalidType.status
+  readonly code = InvalidType.code
 }
 
 /** 400: an agent in `agent_ids` that is missing or outside the workspace (D30). */
 export class InvalidAgent extends Schema.TaggedError<InvalidAgent>()("InvalidAgent", { message: Schema.String }) {
-  get status() {
-    return 400 as const
-  }
-  get code() {
-    return "INVALID_AGENT" as const
-  }
+  static readonly status = 400
+  static readonly code = "INVALID_AGENT"
+  readonly status = InvalidAgent.status
+  readonly code = InvalidAgent.code
 }
 
 /** 422 (standard envelope): url training must go through `POST /training-data/url/process` (D30). */
@@ -142,60 +133,50 @@ export class UrlDiscoveryRequired extends Schema.TaggedError<UrlDiscoveryRequire
     default: () => "URL training data must be created through the URL process endpoint."
   })
 }) {
-  get status() {
-    return 422 as const
-  }
-  get code() {
-    return "URL_DISCOVERY_REQUIRED" as const
-  }
+  static readonly status = 422
+  static readonly code = "URL_DISCOVERY_REQUIRED"
+  readonly status = UrlDiscoveryRequired.status
+  readonly code = UrlDiscoveryRequired.code
 }
 
 /** 422 (standard envelope): a URL process request held no valid URL (D30). */
 export class NoUrlsProvided extends Schema.TaggedError<NoUrlsProvided>()("NoUrlsProvided", {
   message: Schema.optionalWith(Schema.String, { default: () => "No valid URLs were provided." })
 }) {
-  get status() {
-    return 422 as const
-  }
-  get code() {
-    return "NO_URLS_PROVIDED" as const
-  }
+  static readonly status = 422
+  static readonly code = "NO_URLS_PROVIDED"
+  readonly status = NoUrlsProvided.status
+  readonly code = NoUrlsProvided.code
 }
 
 /** 422 business-state failure, body `{"success": false, "message"}` (D14): not retryable until state changes. */
 export class BusinessStateError extends Schema.TaggedError<BusinessStateError>()("BusinessStateError", {
   message: Schema.String
 }) {
-  get status() {
-    return 422 as const
-  }
-  get code() {
-    return null
-  }
+  static readonly status = 422
+  static readonly code = null
+  readonly status = BusinessStateError.status
+  readonly code = BusinessStateError.code
 }
 
 /** 500 with code PROCESSING_FAILED: URL or training processing failed. */
 export class ProcessingFailed extends Schema.TaggedError<ProcessingFailed>()("ProcessingFailed", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Internal server error." })
+  message: Schema.optionalWith(Schema.String, { default: () => INTERNAL_ERROR_MESSAGE })
 }) {
-  get status() {
-    return 500 as const
-  }
-  get code() {
-    return "PROCESSING_FAILED" as const
-  }
+  static readonly status = 500
+  static readonly code = "PROCESSING_FAILED"
+  readonly status = ProcessingFailed.status
+  readonly code = ProcessingFailed.code
 }
 
 /** 500 with code CREATION_FAILED: a resource could not be created. */
 export class CreationFailed extends Schema.TaggedError<CreationFailed>()("CreationFailed", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Internal server error." })
+  message: Schema.optionalWith(Schema.String, { default: () => INTERNAL_ERROR_MESSAGE })
 }) {
-  get status() {
-    return 500 as const
-  }
-  get code() {
-    return "CREATION_FAILED" as const
-  }
+  static readonly status = 500
+  static readonly code = "CREATION_FAILED"
+  readonly status = CreationFailed.status
+  readonly code = CreationFailed.code
 }
 
 /**
@@ -206,14 +187,12 @@ export class PersistenceError extends Schema.TaggedError<PersistenceError>()("Pe
   reason: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {
+  static readonly status = 500
+  static readonly code = null
+  readonly status = PersistenceError.status
+  readonly code = PersistenceError.code
   override get message() {
-    return "Internal server error."
-  }
-  get status() {
-    return 500 as const
-  }
-  get code() {
-    return null
+    return INTERNAL_ERROR_MESSAGE
   }
 }
 

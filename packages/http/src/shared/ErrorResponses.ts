@@ -1,17 +1,18 @@
 /**
- * Every error response of the API, in one place (D12-D15). Each core error class has a schema here that
- * encodes it to its wire body and status, and decodes that body back to the same class, so the server renders
- * with it, OpenAPI documents it and the typed client fails with the core error a caller would see in-process.
- * Failures that only HTTP has (D7 body rules, unknown routes, defects) are rendered by `renderOther`.
+ * Every error response of the API (D12-D15), derived from the core error classes: each class states its status
+ * and code (core's Errors.ts), and the schemas here add only the wire body. The server renders with them, OpenAPI
+ * documents them, and the typed client decodes a body back to the class its code names: the status and code
+ * choose the class, the body's message becomes its message; no message text is parsed. Failures that only HTTP
+ * has (D7 body rules, unknown routes, defects) are `HttpFailure`s, rendered by `renderHttpFailure`.
  */
 import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import {
-  Ability,
   BusinessStateError,
   CreationFailed,
   FieldErrors,
   Forbidden,
   InsufficientAbility,
+  INTERNAL_ERROR_MESSAGE,
   InvalidAgent,
   InvalidAssignee,
   InvalidAssigneeType,
@@ -25,206 +26,125 @@ import {
   UrlDiscoveryRequired,
   ValidationError
 } from "@support-engine/core"
-import { ParseResult, Schema } from "effect"
+import { Schema } from "effect"
 
-/** The standard envelope (D12) with a fixed code. */
-const Envelope = <const C extends string>(code: C) =>
-  Schema.Struct({ error: Schema.String, code: Schema.Literal(code), errors: Schema.Null })
-
-interface Coded {
-  readonly message: string
-  readonly code: string
+/** A core error class whose body is the standard envelope (D12): made from a message, with its status and code. */
+export interface EnvelopeError<A extends { readonly message: string }, I, C extends string>
+  extends Schema.Schema<A, I>
+{
+  new(props: { readonly message: string }): A
+  readonly identifier: string
+  readonly status: number
+  readonly code: C
 }
 
 /**
- * A core error class as the standard envelope: encoding takes the error's own message and code, decoding
- * rebuilds the class from the message.
+ * The class's errors as `{"error": message, "code": CODE, "errors": null}` with its status, decoded back to the
+ * class when the code is its own. `description` says when it happens, for the OpenAPI document.
  */
-const envelope = <A extends Coded, I, R>(
-  target: Schema.Schema<A, I, R>,
-  options: {
-    readonly code: A["code"]
-    readonly status: number
-    readonly identifier: string
-    readonly description: string
-    readonly fromMessage: (message: string) => A | undefined
-  }
+export const envelope = <A extends { readonly message: string }, I, C extends string>(
+  target: EnvelopeError<A, I, C>,
+  description: string
 ) =>
-  Schema.transformOrFail(Envelope(options.code), Schema.typeSchema(target), {
-    strict: true,
-    decode: (body, _, ast) => {
-      const error = options.fromMessage(body.error)
-      return error === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, body, `not a ${options.identifier} message`))
-        : ParseResult.succeed(error)
-    },
-    encode: (error) => ParseResult.succeed({ error: error.message, code: options.code, errors: null })
-  }).annotations({
-    identifier: options.identifier,
-    ...HttpApiSchema.annotations({ status: options.status, description: options.description })
+  Schema.transform(
+    Schema.Struct({ error: Schema.String, code: Schema.Literal(target.code), errors: Schema.Null }),
+    Schema.typeSchema(target),
+    {
+      strict: true,
+      decode: (body) => new target({ message: body.error }),
+      encode: (error) => ({ error: error.message, code: target.code, errors: null })
+    }
+  ).annotations({
+    identifier: target.identifier,
+    ...HttpApiSchema.annotations({ status: target.status, description })
   })
 
 /** 401 UNAUTHENTICATED (D12). */
-export const UnauthenticatedResponse = envelope(Unauthenticated, {
-  code: "UNAUTHENTICATED",
-  status: 401,
-  identifier: "Unauthenticated",
-  description: "Missing, malformed, unknown, expired or revoked token",
-  fromMessage: (message) => new Unauthenticated({ message })
-})
-
-const ABILITY_MESSAGE = /^This token lacks the (.+) ability\.$/
+export const UnauthenticatedResponse = envelope(
+  Unauthenticated,
+  "Missing, malformed, unknown, expired or revoked token"
+)
 
 /** 403 INSUFFICIENT_TOKEN_ABILITY (D10, D12). */
-export const InsufficientAbilityResponse = envelope(InsufficientAbility, {
-  code: "INSUFFICIENT_TOKEN_ABILITY",
-  status: 403,
-  identifier: "InsufficientAbility",
-  description: "The token lacks the ability the method needs",
-  fromMessage: (message) => {
-    const ability = ABILITY_MESSAGE.exec(message)?.[1]
-    return Schema.is(Ability)(ability) ? new InsufficientAbility({ ability }) : undefined
-  }
-})
+export const InsufficientAbilityResponse = envelope(
+  InsufficientAbility,
+  "The token lacks the ability the method needs"
+)
 
 /** 403 FORBIDDEN: a business rule blocks the operation (D23). */
-export const ForbiddenResponse = envelope(Forbidden, {
-  code: "FORBIDDEN",
-  status: 403,
-  identifier: "Forbidden",
-  description: "Blocked by a business rule",
-  fromMessage: (message) => new Forbidden({ message })
-})
-
-const NOT_FOUND_MESSAGE = /^(.+) not found\.$/
+export const ForbiddenResponse = envelope(Forbidden, "Blocked by a business rule")
 
 /** 404 RESOURCE_NOT_FOUND: missing or in another workspace, indistinguishably (D11). */
-export const NotFoundResponse = envelope(NotFound, {
-  code: "RESOURCE_NOT_FOUND",
-  status: 404,
-  identifier: "NotFound",
-  description: "Not found in the token's workspace",
-  fromMessage: (message) => {
-    const resource = NOT_FOUND_MESSAGE.exec(message)?.[1]
-    return resource === undefined ? undefined : new NotFound({ resource })
-  }
-})
+export const NotFoundResponse = envelope(NotFound, "Not found in the token's workspace")
 
 /** 400 INVALID_SENDER (D29). */
-export const InvalidSenderResponse = envelope(InvalidSender, {
-  code: "INVALID_SENDER",
-  status: 400,
-  identifier: "InvalidSender",
-  description: "Invalid message sender",
-  fromMessage: (message) => new InvalidSender({ message })
-})
+export const InvalidSenderResponse = envelope(InvalidSender, "Invalid message sender")
 
 /** 400 INVALID_ASSIGNEE (D27). */
-export const InvalidAssigneeResponse = envelope(InvalidAssignee, {
-  code: "INVALID_ASSIGNEE",
-  status: 400,
-  identifier: "InvalidAssignee",
-  description: "The assignee is no user or agent of the workspace",
-  fromMessage: (message) => new InvalidAssignee({ message })
-})
+export const InvalidAssigneeResponse = envelope(InvalidAssignee, "The assignee is no user or agent of the workspace")
 
 /** 400 INVALID_ASSIGNEE_TYPE (D27). */
-export const InvalidAssigneeTypeResponse = envelope(InvalidAssigneeType, {
-  code: "INVALID_ASSIGNEE_TYPE",
-  status: 400,
-  identifier: "InvalidAssigneeType",
-  description: "The assignee type violates the conversation's channel rules",
-  fromMessage: (message) => new InvalidAssigneeType({ message })
-})
+export const InvalidAssigneeTypeResponse = envelope(
+  InvalidAssigneeType,
+  "The assignee type violates the conversation's channel rules"
+)
 
 /** 400 INVALID_TYPE (D30). */
-export const InvalidTypeResponse = envelope(InvalidType, {
-  code: "INVALID_TYPE",
-  status: 400,
-  identifier: "InvalidType",
-  description: "Unsupported training data type",
-  fromMessage: (message) => new InvalidType({ message })
-})
+export const InvalidTypeResponse = envelope(InvalidType, "Unsupported training data type")
 
 /** 400 INVALID_AGENT (D30). */
-export const InvalidAgentResponse = envelope(InvalidAgent, {
-  code: "INVALID_AGENT",
-  status: 400,
-  identifier: "InvalidAgent",
-  description: "An agent is missing or outside the workspace",
-  fromMessage: (message) => new InvalidAgent({ message })
-})
+export const InvalidAgentResponse = envelope(InvalidAgent, "An agent is missing or outside the workspace")
 
 /** 422 URL_DISCOVERY_REQUIRED in the standard envelope (D14, D30). */
-export const UrlDiscoveryRequiredResponse = envelope(UrlDiscoveryRequired, {
-  code: "URL_DISCOVERY_REQUIRED",
-  status: 422,
-  identifier: "UrlDiscoveryRequired",
-  description: "URL training data must go through the URL process endpoint",
-  fromMessage: (message) => new UrlDiscoveryRequired({ message })
-})
+export const UrlDiscoveryRequiredResponse = envelope(
+  UrlDiscoveryRequired,
+  "URL training data must go through the URL process endpoint"
+)
 
 /** 422 NO_URLS_PROVIDED in the standard envelope (D14, D30). */
-export const NoUrlsProvidedResponse = envelope(NoUrlsProvided, {
-  code: "NO_URLS_PROVIDED",
-  status: 422,
-  identifier: "NoUrlsProvided",
-  description: "The request held no valid URL",
-  fromMessage: (message) => new NoUrlsProvided({ message })
-})
+export const NoUrlsProvidedResponse = envelope(NoUrlsProvided, "The request held no valid URL")
 
 /** 500 PROCESSING_FAILED (D12). */
-export const ProcessingFailedResponse = envelope(ProcessingFailed, {
-  code: "PROCESSING_FAILED",
-  status: 500,
-  identifier: "ProcessingFailed",
-  description: "Processing failed on the server",
-  fromMessage: (message) => new ProcessingFailed({ message })
-})
+export const ProcessingFailedResponse = envelope(ProcessingFailed, "Processing failed on the server")
 
 /** 500 CREATION_FAILED (D12). */
-export const CreationFailedResponse = envelope(CreationFailed, {
-  code: "CREATION_FAILED",
-  status: 500,
-  identifier: "CreationFailed",
-  description: "Creation failed on the server",
-  fromMessage: (message) => new CreationFailed({ message })
-})
+export const CreationFailedResponse = envelope(CreationFailed, "Creation failed on the server")
 
-/** The fixed 500 message: no stack, SQL or internal name ever reaches a client (D12). */
-export const INTERNAL_ERROR_MESSAGE = "Internal server error."
+export { INTERNAL_ERROR_MESSAGE }
 
 /**
  * 500 with code null (D12): the database failed. The `reason` stays in the server's logs; a client decodes
  * the body to a `PersistenceError` with a generic reason.
  */
 export const PersistenceErrorResponse = Schema.transform(
-  Schema.Struct({ error: Schema.String, code: Schema.Null, errors: Schema.Null }),
+  Schema.Struct({ error: Schema.String, code: Schema.Literal(PersistenceError.code), errors: Schema.Null }),
   Schema.typeSchema(PersistenceError),
   {
     strict: true,
-    decode: () => new PersistenceError({ reason: "The server answered 500 Internal server error." }),
-    encode: () => ({ error: INTERNAL_ERROR_MESSAGE, code: null, errors: null })
+    decode: () =>
+      new PersistenceError({ reason: `The server answered ${PersistenceError.status} ${INTERNAL_ERROR_MESSAGE}` }),
+    encode: (error) => ({ error: error.message, code: error.code, errors: null })
   }
 ).annotations({
   identifier: "InternalServerError",
-  ...HttpApiSchema.annotations({ status: 500, description: "Internal server error" })
+  ...HttpApiSchema.annotations({ status: PersistenceError.status, description: "Internal server error" })
 })
-
-const VALIDATION_MESSAGE = "The given data was invalid." as const
 
 /** 422 `{"message", "errors": {field: [messages]}}` for body, query and path failures (D13). */
 export const ValidationErrorResponse = Schema.transform(
-  Schema.Struct({ message: Schema.Literal(VALIDATION_MESSAGE), errors: FieldErrors }),
+  Schema.Struct({ message: Schema.Literal(ValidationError.summary), errors: FieldErrors }),
   Schema.typeSchema(ValidationError),
   {
     strict: true,
     decode: (body) => new ValidationError({ errors: body.errors }),
-    encode: (error) => ({ message: VALIDATION_MESSAGE, errors: error.errors })
+    encode: (error) => ({ message: ValidationError.summary, errors: error.errors })
   }
 ).annotations({
   identifier: "ValidationFailed",
-  ...HttpApiSchema.annotations({ status: 422, description: "Validation failed (field names as in the request)" })
+  ...HttpApiSchema.annotations({
+    status: ValidationError.status,
+    description: "Validation failed (field names as in the request)"
+  })
 })
 
 /** 422 `{"success": false, "message"}`: a business-state failure, not retryable until state changes (D14). */
@@ -238,7 +158,7 @@ export const BusinessStateErrorResponse = Schema.transform(
   }
 ).annotations({
   identifier: "BusinessStateFailed",
-  ...HttpApiSchema.annotations({ status: 422, description: "Business-state failure" })
+  ...HttpApiSchema.annotations({ status: BusinessStateError.status, description: "Business-state failure" })
 })
 
 /** HttpApi's own decode errors render exactly as the in-process decoders' (D13): one implementation, in core. */
