@@ -47,6 +47,7 @@ import {
   WorkspaceId
 } from "../../core/src/shared/Ids.js"
 import { type Page, PageMeta } from "../../core/src/shared/Pagination.js"
+import { entityTagOfJson, type WriteOptions } from "../../core/src/shared/Preconditions.js"
 import { type Ability, Actor, Principal, type PrincipalShape } from "../../core/src/shared/Principal.js"
 import { decodeRequest } from "../../core/src/shared/Validation.js"
 import { Training } from "../../core/src/training/Training.js"
@@ -89,8 +90,8 @@ const decodeId = <A>(schema: Schema.Schema<A, string>) => {
 interface CrudService<Id, M, C, U, L> {
   readonly create: (input: C) => Effect.Effect<M, EngineError, Principal>
   readonly get: (id: Id) => Effect.Effect<M, EngineError, Principal>
-  readonly update: (id: Id, input: U) => Effect.Effect<M, EngineError, Principal>
-  readonly delete: (id: Id) => Effect.Effect<void, EngineError, Principal>
+  readonly update: (id: Id, input: U, options?: WriteOptions) => Effect.Effect<M, EngineError, Principal>
+  readonly delete: (id: Id, options?: WriteOptions) => Effect.Effect<void, EngineError, Principal>
   readonly list: (query: L) => Effect.Effect<Page<M>, EngineError, Principal>
 }
 
@@ -115,12 +116,14 @@ const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L,
     create: (input: unknown) =>
       Effect.flatMap(service, (s) => Effect.flatMap(decodeCreate(input), s.create)).pipe(Effect.flatMap(model)),
     get: (key: unknown) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.get)).pipe(Effect.flatMap(model)),
-    update: (key: unknown, input: unknown) =>
+    /** With `{ ifMatch }` (an entity tag from `entityTagOf`), fails with `PreconditionFailed` if it changed (D52). */
+    update: (key: unknown, input: unknown, options?: WriteOptions) =>
       Effect.flatMap(
         service,
-        (s) => Effect.flatMap(Effect.all([id(key), decodeUpdate(input)]), ([k, i]) => s.update(k, i))
+        (s) => Effect.flatMap(Effect.all([id(key), decodeUpdate(input)]), ([k, i]) => s.update(k, i, options))
       ).pipe(Effect.flatMap(model)),
-    delete: (key: unknown) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.delete)),
+    delete: (key: unknown, options?: WriteOptions) =>
+      Effect.flatMap(service, (s) => Effect.flatMap(id(key), (k) => s.delete(k, options))),
     list: (query: unknown = {}) =>
       Effect.flatMap(service, (s) => Effect.flatMap(decodeList(query), s.list)).pipe(Effect.flatMap(encodePage))
   }
@@ -341,6 +344,11 @@ export const makeSupportEngine = <E>(layer: Layer.Layer<EngineService, E>) => {
           run
         )
       ),
+    /**
+     * The entity tag of a resource as this API returned it (the same value HTTP sends as `ETag`), to pass as
+     * `{ ifMatch }` to `update` or `delete` (D52).
+     */
+    entityTagOf: (resource: object): string => entityTagOfJson(resource),
     /** Runs any Effect against the engine's services: the escape hatch to the Effect API. */
     run,
     /** Releases the database and stops background fibers. */

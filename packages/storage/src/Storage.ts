@@ -14,6 +14,7 @@ import {
   IdGenerator,
   type MessageRepo,
   type Outbox,
+  type RowLocks,
   type TrainingRepo,
   type Transactor,
   type UserRepo,
@@ -30,6 +31,7 @@ import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
 import { Counters } from "./shared/Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
+import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
 import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
 import { DeliverySignal, SqlDeliveryQueueLive, SqlWebhookRepoLive, WebhookFanOut } from "./webhooks/SqlWebhookRepo.js"
@@ -51,6 +53,7 @@ export type StoragePorts =
   | ArticleRepo
   | WebhookRepo
   | DeliveryQueue
+  | RowLocks
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -66,7 +69,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlTrainingRepoLive,
   SqlArticleRepoLive,
   SqlWebhookRepoLive,
-  SqlDeliveryQueueLive
+  SqlDeliveryQueueLive,
+  SqlRowLocksLive
 ).pipe(
   // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
   // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).

@@ -8,6 +8,7 @@ import { Forbidden, orNotFound, PersistenceError, ValidationError } from "../sha
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, type UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -42,6 +43,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
+    const guard = writeGuard(yield* RowLocks, "agents", Agent, "Agent")
     const defaultModel = yield* Config.string("SUPPORT_DEFAULT_AGENT_MODEL").pipe(Config.withDefault("gpt-4o-mini"))
 
     const find = (workspaceId: WorkspaceId, id: AgentId) => repo.findById(workspaceId, id).pipe(orNotFound("Agent"))
@@ -138,10 +140,10 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     const protectedAgent = new Forbidden({ message: "Copilot agents cannot be modified through the API." })
 
     /** Slugs are stable: a rename keeps the slug, so links that use it keep working. */
-    const update = Tracing.fn("Agents.update")(function*(id: AgentId, input: UpdateAgent) {
+    const update = Tracing.fn("Agents.update")(function*(id: AgentId, input: UpdateAgent, options?: WriteOptions) {
       const principal = yield* canWrite
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(principal.workspaceId, id)
+        const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
         if (current.is_copilot) return yield* protectedAgent
         const scalars = {
           name: input.name ?? current.name,
@@ -181,10 +183,10 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     })
 
     /** Deleting the workspace's email agent also clears `email_agent_id`, in the same transaction. */
-    const remove = Tracing.fn("Agents.delete")(function*(id: AgentId) {
+    const remove = Tracing.fn("Agents.delete")(function*(id: AgentId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(principal.workspaceId, id)
+        const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
         if (current.is_copilot) return yield* protectedAgent
         const workspace = yield* workspaceRepo.findById(principal.workspaceId)
         if (Option.isSome(workspace) && workspace.value.email_agent_id === id) {

@@ -7,6 +7,7 @@ import { NotFound, orNotFound } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { CompanyId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -19,6 +20,7 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
     const repo = yield* CompanyRepo
     const tx = yield* Transactor
     const ids = yield* IdGenerator
+    const guard = writeGuard(yield* RowLocks, "companies", Company, "Company")
 
     const find = (workspaceId: WorkspaceId, id: CompanyId) => repo.findById(workspaceId, id).pipe(orNotFound("Company"))
 
@@ -45,27 +47,32 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Tracing.fn("Companies.update")(function*(id: CompanyId, input: UpdateCompany) {
-      const principal = yield* canWrite
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(principal.workspaceId, id)
-        const next = {
-          name: input.name ?? current.name,
-          domain: input.domain === undefined ? current.domain : input.domain,
-          country: input.country === undefined ? current.country : input.country,
-          avatar_url: input.avatar_url === undefined ? current.avatar_url : input.avatar_url
-        }
-        const changed = (Object.keys(next) as Array<keyof typeof next>).some((key) => next[key] !== current[key])
-        if (!changed) return current
-        const updated = new Company({ ...current, ...next, updated_at: yield* now })
-        yield* repo.update(principal.workspaceId, updated)
-        return updated
-      }))
-    })
+    const update = Tracing.fn("Companies.update")(
+      function*(id: CompanyId, input: UpdateCompany, options?: WriteOptions) {
+        const principal = yield* canWrite
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
+          const next = {
+            name: input.name ?? current.name,
+            domain: input.domain === undefined ? current.domain : input.domain,
+            country: input.country === undefined ? current.country : input.country,
+            avatar_url: input.avatar_url === undefined ? current.avatar_url : input.avatar_url
+          }
+          const changed = (Object.keys(next) as Array<keyof typeof next>).some((key) => next[key] !== current[key])
+          if (!changed) return current
+          const updated = new Company({ ...current, ...next, updated_at: yield* now })
+          yield* repo.update(principal.workspaceId, updated)
+          return updated
+        }))
+      }
+    )
 
-    const remove = Tracing.fn("Companies.delete")(function*(id: CompanyId) {
+    const remove = Tracing.fn("Companies.delete")(function*(id: CompanyId, options?: WriteOptions) {
       const principal = yield* canWrite
-      const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
+      const deleted = yield* tx.withTransaction(Effect.zipRight(
+        guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
+        repo.delete(principal.workspaceId, id)
+      ))
       if (!deleted) return yield* new NotFound({ resource: "Company" })
     })
 

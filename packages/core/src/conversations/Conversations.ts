@@ -11,6 +11,7 @@ import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, ConversationId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -44,6 +45,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
+    const guard = writeGuard(yield* RowLocks, "conversations", Conversation, "Conversation")
 
     const find = (workspaceId: WorkspaceId, id: ConversationId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Conversation"))
@@ -142,67 +144,72 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Tracing.fn("Conversations.update")(function*(id: ConversationId, input: UpdateConversation) {
-      const principal = yield* canWrite
-      const workspaceId = principal.workspaceId
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(workspaceId, id)
-        const at = yield* now
+    const update = Tracing.fn("Conversations.update")(
+      function*(id: ConversationId, input: UpdateConversation, options?: WriteOptions) {
+        const principal = yield* canWrite
+        const workspaceId = principal.workspaceId
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, workspaceId, id, find(workspaceId, id))
+          const at = yield* now
 
-        const reassigning = input.assignee_id !== undefined || input.assignee_type !== undefined
-        const assignment = reassigning
-          ? yield* assign(workspaceId, {
-            channel: current.channel,
-            assigneeId: input.assignee_id === undefined ? current.assignee_id : input.assignee_id,
-            assigneeType: input.assignee_type,
-            originalAgentId: current.agent_id,
-            creating: false
+          const reassigning = input.assignee_id !== undefined || input.assignee_type !== undefined
+          const assignment = reassigning
+            ? yield* assign(workspaceId, {
+              channel: current.channel,
+              assigneeId: input.assignee_id === undefined ? current.assignee_id : input.assignee_id,
+              assigneeType: input.assignee_type,
+              originalAgentId: current.agent_id,
+              creating: false
+            })
+            : current
+          const status = input.status ?? current.status
+          const tags = input.tags === undefined ? current.tags : tagSet(input.tags)
+          const next = new Conversation({
+            ...current,
+            subject: input.subject === undefined ? current.subject : input.subject,
+            status,
+            closed_at: status === current.status ? current.closed_at : status === "closed" ? at : null,
+            priority: input.priority ?? current.priority,
+            assignee_id: assignment.assignee_id,
+            assignee_type: assignment.assignee_type,
+            is_spam: input.is_spam ?? current.is_spam,
+            tags
           })
-          : current
-        const status = input.status ?? current.status
-        const tags = input.tags === undefined ? current.tags : tagSet(input.tags)
-        const next = new Conversation({
-          ...current,
-          subject: input.subject === undefined ? current.subject : input.subject,
-          status,
-          closed_at: status === current.status ? current.closed_at : status === "closed" ? at : null,
-          priority: input.priority ?? current.priority,
-          assignee_id: assignment.assignee_id,
-          assignee_type: assignment.assignee_type,
-          is_spam: input.is_spam ?? current.is_spam,
-          tags
-        })
 
-        const aspects: Array<[EventType, Record<string, unknown>]> = []
-        if (next.assignee_id !== current.assignee_id || next.assignee_type !== current.assignee_type) {
-          aspects.push(["conversation.assigned.updated", {
-            assignee_id: current.assignee_id,
-            assignee_type: current.assignee_type
-          }])
-        }
-        if (next.status !== current.status) {
-          aspects.push(["conversation.status.updated", {
-            status: current.status,
-            closed_at: Schema.encodeSync(Conversation.fields.closed_at)(current.closed_at)
-          }])
-        }
-        if (next.priority !== current.priority) {
-          aspects.push(["conversation.priority.updated", { priority: current.priority }])
-        }
-        if (!sameSet(next.tags, current.tags)) aspects.push(["conversation.tags.updated", { tags: [...current.tags] }])
-        const quietChange = next.subject !== current.subject || next.is_spam !== current.is_spam
-        if (aspects.length === 0 && !quietChange) return current
+          const aspects: Array<[EventType, Record<string, unknown>]> = []
+          if (next.assignee_id !== current.assignee_id || next.assignee_type !== current.assignee_type) {
+            aspects.push(["conversation.assigned.updated", {
+              assignee_id: current.assignee_id,
+              assignee_type: current.assignee_type
+            }])
+          }
+          if (next.status !== current.status) {
+            aspects.push(["conversation.status.updated", {
+              status: current.status,
+              closed_at: Schema.encodeSync(Conversation.fields.closed_at)(current.closed_at)
+            }])
+          }
+          if (next.priority !== current.priority) {
+            aspects.push(["conversation.priority.updated", { priority: current.priority }])
+          }
+          if (!sameSet(next.tags, current.tags)) {
+            aspects.push(["conversation.tags.updated", { tags: [...current.tags] }])
+          }
+          const quietChange = next.subject !== current.subject || next.is_spam !== current.is_spam
+          if (aspects.length === 0 && !quietChange) return current
 
-        const updated = new Conversation({ ...next, updated_at: at })
-        yield* repo.update(workspaceId, updated)
-        for (const [type, previous] of aspects) yield* events.record(type, { ...eventData(updated), previous })
-        return updated
-      }))
-    })
+          const updated = new Conversation({ ...next, updated_at: at })
+          yield* repo.update(workspaceId, updated)
+          for (const [type, previous] of aspects) yield* events.record(type, { ...eventData(updated), previous })
+          return updated
+        }))
+      }
+    )
 
-    const remove = Tracing.fn("Conversations.delete")(function*(id: ConversationId) {
+    const remove = Tracing.fn("Conversations.delete")(function*(id: ConversationId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
+        yield* guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Conversation" })
         yield* events.record("conversation.deleted", { id })
       }))

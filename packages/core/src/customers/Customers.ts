@@ -9,6 +9,7 @@ import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -25,6 +26,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
+    const guard = writeGuard(yield* RowLocks, "customers", Customer, "Customer")
 
     const find = (workspaceId: WorkspaceId, id: CustomerId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Customer"))
@@ -84,37 +86,40 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Tracing.fn("Customers.update")(function*(id: CustomerId, input: UpdateCustomer) {
-      const principal = yield* canWrite
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(principal.workspaceId, id)
-        const merged = {
-          first_name: input.first_name === undefined ? current.first_name : input.first_name,
-          last_name: input.last_name === undefined ? current.last_name : input.last_name,
-          email: input.email === undefined ? current.email : input.email,
-          phone: input.phone === undefined ? current.phone : input.phone,
-          locale: input.locale === undefined ? current.locale : input.locale,
-          country: input.country === undefined ? current.country : input.country,
-          company_id: input.company_id === undefined ? current.company_id : input.company_id
-        }
-        const changed = editable.filter((key) => merged[key] !== current[key])
-        if (changed.length === 0) return current
-        const next = new Customer({ ...current, ...merged, updated_at: yield* now })
-        if (!next.email && !next.first_name && !next.phone) {
-          return yield* ValidationError.field("email", "At least one of email, first_name or phone is required.")
-        }
-        if (changed.includes("company_id")) yield* checkCompany(principal.workspaceId, next.company_id)
-        if (changed.includes("email")) yield* checkEmail(principal.workspaceId, next.email, id)
-        yield* repo.update(principal.workspaceId, next)
-        yield* events.record("customer.updated", encodeData(Customer, next))
-        return next
-      }))
-    })
+    const update = Tracing.fn("Customers.update")(
+      function*(id: CustomerId, input: UpdateCustomer, options?: WriteOptions) {
+        const principal = yield* canWrite
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
+          const merged = {
+            first_name: input.first_name === undefined ? current.first_name : input.first_name,
+            last_name: input.last_name === undefined ? current.last_name : input.last_name,
+            email: input.email === undefined ? current.email : input.email,
+            phone: input.phone === undefined ? current.phone : input.phone,
+            locale: input.locale === undefined ? current.locale : input.locale,
+            country: input.country === undefined ? current.country : input.country,
+            company_id: input.company_id === undefined ? current.company_id : input.company_id
+          }
+          const changed = editable.filter((key) => merged[key] !== current[key])
+          if (changed.length === 0) return current
+          const next = new Customer({ ...current, ...merged, updated_at: yield* now })
+          if (!next.email && !next.first_name && !next.phone) {
+            return yield* ValidationError.field("email", "At least one of email, first_name or phone is required.")
+          }
+          if (changed.includes("company_id")) yield* checkCompany(principal.workspaceId, next.company_id)
+          if (changed.includes("email")) yield* checkEmail(principal.workspaceId, next.email, id)
+          yield* repo.update(principal.workspaceId, next)
+          yield* events.record("customer.updated", encodeData(Customer, next))
+          return next
+        }))
+      }
+    )
 
     /** Deletes the customer; its conversations and messages are kept (D24). */
-    const remove = Tracing.fn("Customers.delete")(function*(id: CustomerId) {
+    const remove = Tracing.fn("Customers.delete")(function*(id: CustomerId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
+        yield* guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Customer" })
         yield* events.record("customer.deleted", { id })
       }))

@@ -8,6 +8,7 @@ import { NotFound, orNotFound, PersistenceError, ValidationError } from "../shar
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { ArticleId, RevisionId, type WorkspaceId } from "../shared/Ids.js"
 import { immutableKey, planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -55,6 +56,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
     const repo = yield* ArticleRepo
     const tx = yield* Transactor
     const ids = yield* IdGenerator
+    const guard = writeGuard(yield* RowLocks, "kb_articles", Article, "Article")
 
     const find = (workspaceId: WorkspaceId, id: ArticleId) => repo.findById(workspaceId, id).pipe(orNotFound("Article"))
 
@@ -145,31 +147,33 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
     })
 
     /** Publishing sets `published_at`; moving back to draft clears it (the article is not published any more). */
-    const update = Tracing.fn("KnowledgeBase.update")(function*(id: ArticleId, input: UpdateArticle) {
-      const principal = yield* canWrite
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* findForWrite(principal.workspaceId, id)
-        const status = input.status ?? current.status
-        const next = {
-          category_id: input.category_id === undefined ? current.category_id : input.category_id,
-          position: input.position === undefined ? current.position : input.position,
-          status
-        }
-        if (
-          next.category_id === current.category_id && next.position === current.position &&
-          next.status === current.status
-        ) return current
-        const at = yield* now
-        const updated = new Article({
-          ...current,
-          ...next,
-          published_at: status === current.status ? current.published_at : status === "published" ? at : null,
-          updated_at: at
-        })
-        yield* repo.update(principal.workspaceId, updated)
-        return updated
-      }))
-    })
+    const update = Tracing.fn("KnowledgeBase.update")(
+      function*(id: ArticleId, input: UpdateArticle, options?: WriteOptions) {
+        const principal = yield* canWrite
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, principal.workspaceId, id, findForWrite(principal.workspaceId, id))
+          const status = input.status ?? current.status
+          const next = {
+            category_id: input.category_id === undefined ? current.category_id : input.category_id,
+            position: input.position === undefined ? current.position : input.position,
+            status
+          }
+          if (
+            next.category_id === current.category_id && next.position === current.position &&
+            next.status === current.status
+          ) return current
+          const at = yield* now
+          const updated = new Article({
+            ...current,
+            ...next,
+            published_at: status === current.status ? current.published_at : status === "published" ? at : null,
+            updated_at: at
+          })
+          yield* repo.update(principal.workspaceId, updated)
+          return updated
+        }))
+      }
+    )
 
     const revisionOf = (articleId: ArticleId, t: Translation) =>
       Effect.gen(function*() {
@@ -239,9 +243,13 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
       }
     )
 
-    const remove = Tracing.fn("KnowledgeBase.delete")(function*(id: ArticleId) {
+    const remove = Tracing.fn("KnowledgeBase.delete")(function*(id: ArticleId, options?: WriteOptions) {
       const principal = yield* canWrite
-      if (!(yield* tx.withTransaction(repo.delete(principal.workspaceId, id)))) {
+      const deleted = tx.withTransaction(Effect.zipRight(
+        guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
+        repo.delete(principal.workspaceId, id)
+      ))
+      if (!(yield* deleted)) {
         return yield* new NotFound({ resource: "Article" })
       }
     })

@@ -196,6 +196,42 @@ export class PersistenceError extends Schema.TaggedError<PersistenceError>()("Pe
   }
 }
 
+/** 412 PRECONDITION_FAILED (D52): `If-Match` names a version that is no longer current; nothing was changed. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "The resource has changed since the version given in If-Match."
+  })
+}) {
+  static readonly status = 412
+  static readonly code = "PRECONDITION_FAILED"
+  readonly status = PreconditionFailed.status
+  readonly code = PreconditionFailed.code
+}
+
+/** 422 IDEMPOTENCY_KEY_REUSED (D52): the key was first used with another request. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "This Idempotency-Key was already used with a different request."
+  })
+}) {
+  static readonly status = 422
+  static readonly code = "IDEMPOTENCY_KEY_REUSED"
+  readonly status = IdempotencyKeyReused.status
+  readonly code = IdempotencyKeyReused.code
+}
+
+/** 409 IDEMPOTENCY_KEY_IN_USE (D52): the first request with this key is still running. */
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {
+  message: Schema.optionalWith(Schema.String, {
+    default: () => "A request with this Idempotency-Key is still in progress; retry later."
+  })
+}) {
+  static readonly status = 409
+  static readonly code = "IDEMPOTENCY_KEY_IN_USE"
+  readonly status = IdempotencyKeyInUse.status
+  readonly code = IdempotencyKeyInUse.code
+}
+
 /** Every error a core operation can fail with. */
 export type EngineError =
   | Unauthenticated
@@ -214,6 +250,9 @@ export type EngineError =
   | ProcessingFailed
   | CreationFailed
   | PersistenceError
+  | PreconditionFailed
+  | IdempotencyKeyReused
+  | IdempotencyKeyInUse
 
 /** A repository lookup that must find its row: `None` becomes `NotFound` for `resource` (D11). */
 export const orNotFound = (resource: string) =>

@@ -20,6 +20,7 @@ import {
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type AgentId, TrainingDataId, TrainingFolderId, UrlPageId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite, Principal } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -60,6 +61,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
     const ids = yield* IdGenerator
     const events = yield* Events
     const signal = yield* TrainingSignal
+    const guard = writeGuard(yield* RowLocks, "training_data", TrainingDataItem, "Training data")
 
     const find = (workspaceId: WorkspaceId, id: TrainingDataId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Training data"))
@@ -203,34 +205,37 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       return yield* find(principal.workspaceId, id)
     })
 
-    const update = Tracing.fn("Training.update")(function*(id: TrainingDataId, input: UpdateTrainingData) {
-      const principal = yield* canWrite
-      const workspaceId = principal.workspaceId
-      return yield* tx.withTransaction(Effect.gen(function*() {
-        const current = yield* find(workspaceId, id)
-        const agentIds = input.agent_ids === undefined
-          ? current.agent_ids
-          : yield* checkAgents(workspaceId, input.agent_ids)
-        const next = {
-          title: input.title === undefined ? current.title : input.title,
-          description: input.description === undefined ? current.description : input.description
-        }
-        const fieldsChanged = next.title !== current.title || next.description !== current.description
-        const agentsChanged = !sameIds(agentIds, current.agent_ids)
-        if (!fieldsChanged && !agentsChanged) return current
-        const updated = new TrainingDataItem({ ...current, ...next, agent_ids: agentIds, updated_at: yield* now })
-        yield* repo.update(workspaceId, updated)
-        if (fieldsChanged) yield* events.record("training.updated", encodeData(TrainingDataItem, updated))
-        if (agentsChanged) {
-          yield* events.record("training.agent.assigned", { training_data_id: updated.id, agent_ids: [...agentIds] })
-        }
-        return updated
-      }))
-    })
+    const update = Tracing.fn("Training.update")(
+      function*(id: TrainingDataId, input: UpdateTrainingData, options?: WriteOptions) {
+        const principal = yield* canWrite
+        const workspaceId = principal.workspaceId
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, workspaceId, id, find(workspaceId, id))
+          const agentIds = input.agent_ids === undefined
+            ? current.agent_ids
+            : yield* checkAgents(workspaceId, input.agent_ids)
+          const next = {
+            title: input.title === undefined ? current.title : input.title,
+            description: input.description === undefined ? current.description : input.description
+          }
+          const fieldsChanged = next.title !== current.title || next.description !== current.description
+          const agentsChanged = !sameIds(agentIds, current.agent_ids)
+          if (!fieldsChanged && !agentsChanged) return current
+          const updated = new TrainingDataItem({ ...current, ...next, agent_ids: agentIds, updated_at: yield* now })
+          yield* repo.update(workspaceId, updated)
+          if (fieldsChanged) yield* events.record("training.updated", encodeData(TrainingDataItem, updated))
+          if (agentsChanged) {
+            yield* events.record("training.agent.assigned", { training_data_id: updated.id, agent_ids: [...agentIds] })
+          }
+          return updated
+        }))
+      }
+    )
 
-    const remove = Tracing.fn("Training.delete")(function*(id: TrainingDataId) {
+    const remove = Tracing.fn("Training.delete")(function*(id: TrainingDataId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
+        yield* guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Training data" })
         yield* events.record("training.deleted", { id })
       }))

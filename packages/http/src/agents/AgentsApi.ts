@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Agent, AgentId, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
 import { Schema } from "effect"
 import { Authentication } from "../shared/Authentication.js"
-import { ForbiddenResponse, NotFoundResponse } from "../shared/ErrorResponses.js"
+import { ForbiddenResponse, NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
@@ -36,6 +36,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
       .addSuccess(Agent)
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/agents/:id")
@@ -43,6 +44,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .addError(PreconditionFailedResponse)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Agents")

@@ -1,10 +1,11 @@
 /** Handlers of `/agents` (D23): translate and call `Agents`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Agents, ListAgents } from "@support-engine/core"
+import { Agent, Agents, ListAgents } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
+import { withETag, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 export const AgentsHttpLive: Layer.Layer<
@@ -15,9 +16,12 @@ export const AgentsHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const agents = yield* Agents
     return handlers
-      .handle("create", ({ payload }) => agents.create(payload))
+      .handle("create", ({ payload }) => agents.create(payload).pipe(withETag(Agent)))
       .handle("list", ({ urlParams }) => Effect.flatMap(agents.list(new ListAgents(urlParams)), toList))
-      .handle("get", ({ path }) => agents.get(path.id))
-      .handle("update", ({ path, payload }) => agents.update(path.id, payload))
-      .handle("delete", ({ path }) => agents.delete(path.id))
+      .handle("get", ({ path }) => agents.get(path.id).pipe(withETag(Agent)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          agents.update(path.id, payload, options)).pipe(withETag(Agent)))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(writeOptions, (options) => agents.delete(path.id, options)))
   }))

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Company, CompanyId, CreateCompany, UpdateCompany } from "@support-engine/core"
 import { Authentication } from "../shared/Authentication.js"
-import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
@@ -31,12 +31,14 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .setPayload(payload(UpdateCompany))
       .addSuccess(Company)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/companies/:id")
       .setPath(path)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Companies")

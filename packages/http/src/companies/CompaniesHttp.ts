@@ -1,10 +1,11 @@
 /** Handlers of `/companies` (D25): translate and call `Companies`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Companies, ListCompanies } from "@support-engine/core"
+import { Companies, Company, ListCompanies } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
+import { withETag, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 export const CompaniesHttpLive: Layer.Layer<
@@ -15,9 +16,12 @@ export const CompaniesHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const companies = yield* Companies
     return handlers
-      .handle("create", ({ payload }) => companies.create(payload))
+      .handle("create", ({ payload }) => companies.create(payload).pipe(withETag(Company)))
       .handle("list", ({ urlParams }) => Effect.flatMap(companies.list(new ListCompanies(urlParams)), toList))
-      .handle("get", ({ path }) => companies.get(path.id))
-      .handle("update", ({ path, payload }) => companies.update(path.id, payload))
-      .handle("delete", ({ path }) => companies.delete(path.id))
+      .handle("get", ({ path }) => companies.get(path.id).pipe(withETag(Company)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          companies.update(path.id, payload, options)).pipe(withETag(Company)))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(writeOptions, (options) => companies.delete(path.id, options)))
   }))

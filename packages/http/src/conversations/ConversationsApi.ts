@@ -8,7 +8,12 @@ import {
   UpdateConversation
 } from "@support-engine/core"
 import { Authentication } from "../shared/Authentication.js"
-import { InvalidAssigneeResponse, InvalidAssigneeTypeResponse, NotFoundResponse } from "../shared/ErrorResponses.js"
+import {
+  InvalidAssigneeResponse,
+  InvalidAssigneeTypeResponse,
+  NotFoundResponse,
+  PreconditionFailedResponse
+} from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
@@ -42,12 +47,14 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       .addError(NotFoundResponse)
       .addError(InvalidAssigneeResponse)
       .addError(InvalidAssigneeTypeResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/conversations/:id")
       .setPath(path)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Conversations")

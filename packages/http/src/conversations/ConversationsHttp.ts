@@ -1,10 +1,11 @@
 /** Handlers of `/conversations` (D26-D28): translate and call `Conversations`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Conversations, ListConversations } from "@support-engine/core"
+import { Conversation, Conversations, ListConversations } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
+import { withETag, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 export const ConversationsHttpLive: Layer.Layer<
@@ -15,9 +16,13 @@ export const ConversationsHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const conversations = yield* Conversations
     return handlers
-      .handle("create", ({ payload }) => conversations.create(payload))
+      .handle("create", ({ payload }) => conversations.create(payload).pipe(withETag(Conversation)))
       .handle("list", ({ urlParams }) => Effect.flatMap(conversations.list(new ListConversations(urlParams)), toList))
-      .handle("get", ({ path }) => conversations.get(path.id))
-      .handle("update", ({ path, payload }) => conversations.update(path.id, payload))
-      .handle("delete", ({ path }) => conversations.delete(path.id))
+      .handle("get", ({ path }) => conversations.get(path.id).pipe(withETag(Conversation)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          conversations.update(path.id, payload, options)).pipe(withETag(Conversation)))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          conversations.delete(path.id, options)))
   }))

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CreateCustomer, Customer, CustomerId, ListCustomers, UpdateCustomer } from "@support-engine/core"
 import { Authentication } from "../shared/Authentication.js"
-import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
@@ -31,12 +31,14 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       .setPayload(payload(UpdateCustomer))
       .addSuccess(Customer)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/customers/:id")
       .setPath(path)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers")

@@ -1,10 +1,11 @@
 /** Handlers of `/customers` (D24): translate and call `Customers`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Customers, ListCustomers } from "@support-engine/core"
+import { Customer, Customers, ListCustomers } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
+import { withETag, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 export const CustomersHttpLive: Layer.Layer<
@@ -15,9 +16,12 @@ export const CustomersHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const customers = yield* Customers
     return handlers
-      .handle("create", ({ payload }) => customers.create(payload))
+      .handle("create", ({ payload }) => customers.create(payload).pipe(withETag(Customer)))
       .handle("list", ({ urlParams }) => Effect.flatMap(customers.list(new ListCustomers(urlParams)), toList))
-      .handle("get", ({ path }) => customers.get(path.id))
-      .handle("update", ({ path, payload }) => customers.update(path.id, payload))
-      .handle("delete", ({ path }) => customers.delete(path.id))
+      .handle("get", ({ path }) => customers.get(path.id).pipe(withETag(Customer)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          customers.update(path.id, payload, options)).pipe(withETag(Customer)))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(writeOptions, (options) => customers.delete(path.id, options)))
   }))

@@ -13,7 +13,7 @@ import {
 } from "@support-engine/core"
 import { Schema } from "effect"
 import { Authentication } from "../shared/Authentication.js"
-import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
@@ -42,6 +42,7 @@ export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
       .setPayload(payload(UpdateArticle))
       .addSuccess(Article)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.put("putTranslation", "/kb-articles/:id/translations/:locale")

@@ -1,10 +1,11 @@
 /** Handlers of `/kb-articles` (D32): translate and call `KnowledgeBase`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { KnowledgeBase, ListArticles, ListRevisions } from "@support-engine/core"
+import { Article, KnowledgeBase, ListArticles, ListRevisions } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
+import { withETag, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 export const KnowledgeBaseHttpLive: Layer.Layer<
@@ -15,11 +16,14 @@ export const KnowledgeBaseHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const kb = yield* KnowledgeBase
     return handlers
-      .handle("create", ({ payload }) => kb.create(payload))
+      .handle("create", ({ payload }) => kb.create(payload).pipe(withETag(Article)))
       .handle("list", ({ urlParams }) => Effect.flatMap(kb.list(new ListArticles(urlParams)), toList))
-      .handle("get", ({ path }) => kb.get(path.id))
-      .handle("update", ({ path, payload }) => kb.update(path.id, payload))
-      .handle("putTranslation", ({ path, payload }) => kb.putTranslation(path.id, path.locale, payload))
+      .handle("get", ({ path }) => kb.get(path.id).pipe(withETag(Article)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(writeOptions, (options) =>
+          kb.update(path.id, payload, options)).pipe(withETag(Article)))
+      .handle("putTranslation", ({ path, payload }) =>
+        kb.putTranslation(path.id, path.locale, payload))
       .handle(
         "listRevisions",
         ({ path, urlParams }) => Effect.flatMap(kb.listRevisions(path.id, new ListRevisions(urlParams)), toList)

@@ -11,6 +11,8 @@ import {
   CreationFailed,
   FieldErrors,
   Forbidden,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   InsufficientAbility,
   INTERNAL_ERROR_MESSAGE,
   InvalidAgent,
@@ -21,6 +23,7 @@ import {
   NotFound,
   NoUrlsProvided,
   PersistenceError,
+  PreconditionFailed,
   ProcessingFailed,
   Unauthenticated,
   UrlDiscoveryRequired,
@@ -111,6 +114,24 @@ export const ProcessingFailedResponse = envelope(ProcessingFailed, "Processing f
 export const CreationFailedResponse = envelope(CreationFailed, "Creation failed on the server")
 
 export { INTERNAL_ERROR_MESSAGE }
+
+/** 412 PRECONDITION_FAILED (D52): `If-Match` no longer matches; nothing changed. */
+export const PreconditionFailedResponse = envelope(
+  PreconditionFailed,
+  "If-Match names a version that is no longer current; nothing was changed"
+)
+
+/** 422 IDEMPOTENCY_KEY_REUSED (D52). */
+export const IdempotencyKeyReusedResponse = envelope(
+  IdempotencyKeyReused,
+  "The Idempotency-Key was first used with a different request"
+)
+
+/** 409 IDEMPOTENCY_KEY_IN_USE (D52). */
+export const IdempotencyKeyInUseResponse = envelope(
+  IdempotencyKeyInUse,
+  "The first request with this Idempotency-Key is still running"
+)
 
 /**
  * 500 with code null (D12): the database failed. The `reason` stays in the server's logs; a client decodes

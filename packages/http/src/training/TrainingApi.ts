@@ -18,6 +18,7 @@ import {
   InvalidTypeResponse,
   NotFoundResponse,
   NoUrlsProvidedResponse,
+  PreconditionFailedResponse,
   UrlDiscoveryRequiredResponse
 } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -72,12 +73,14 @@ export class TrainingApi extends HttpApiGroup.make("training")
       .addSuccess(TrainingDataItem)
       .addError(NotFoundResponse)
       .addError(InvalidAgentResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/training-data/:id")
       .setPath(path)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.post("resync", "/training-data/:id/resync-now")

@@ -8,6 +8,7 @@ import type { Adapter } from "./Harness.js"
 import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
+import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
 import { trainingSuite } from "./TrainingSuite.js"
 import { webhooksSuite } from "./WebhooksSuite.js"
@@ -23,6 +24,7 @@ export const conformance = (adapter: Adapter): void => {
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
   cursorsSuite(adapter)
+  preconditionsSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

@@ -1,0 +1,122 @@
+/**
+ * Optimistic concurrency (D52): every single resource has an entity tag, and a write that names the tag it was
+ * based on (`If-Match`) fails with `PreconditionFailed` when the resource has changed since, changing nothing.
+ *
+ * The tag is a hash of the resource as the API returns it, so it changes whenever anything a client can see
+ * changes (including fields the engine maintains, such as `last_seen_at`), and two reads of an unchanged resource
+ * give the same tag. The check is atomic with the write: the service locks the row (`RowLocks`) inside the write's
+ * transaction before it reads the current state and compares, so a concurrent write either finishes before the
+ * read (and the tag differs) or waits until this transaction commits.
+ */
+import { Context, Effect, Option, Schema } from "effect"
+import { NotFound, type PersistenceError, PreconditionFailed } from "./Errors.js"
+import type { WorkspaceId } from "./Ids.js"
+
+/** The resources that have an entity tag, by the name of their table. */
+export type TaggedResource =
+  | "companies"
+  | "customers"
+  | "agents"
+  | "conversations"
+  | "training_data"
+  | "kb_articles"
+  | "webhooks"
+
+/** Storage port: holds a resource's row for the rest of the current transaction (a no-op where writes serialise). */
+export class RowLocks extends Context.Tag("@support-engine/core/RowLocks")<RowLocks, {
+  readonly lock: (
+    resource: TaggedResource,
+    workspaceId: WorkspaceId,
+    id: string
+  ) => Effect.Effect<void, PersistenceError>
+}>() {}
+
+/** Options of a single-resource write. */
+export interface WriteOptions {
+  /** The value of an `If-Match` header: one or more entity tags, or `*` (any current version). */
+  readonly ifMatch?: string | undefined
+}
+
+// cyrb53 (a public-domain 53-bit string hash), run twice with different seeds: 106 bits, so two versions of one
+// resource practically never share a tag. Not a security measure: tags are not secrets.
+const cyrb53 = (text: string, seed: number): string => {
+  let h1 = 0xdeadbeef ^ seed
+  let h2 = 0x41c6ce57 ^ seed
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ ch, 2654435761)
+    h2 = Math.imul(h2 ^ ch, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36).padStart(11, "0")
+}
+
+/** The strong entity tag (quoted, as HTTP sends it) of a resource in the JSON form the API returns. */
+export const entityTagOfJson = (encoded: unknown): string => {
+  const json = JSON.stringify(encoded)
+  return `"${cyrb53(json, 0)}${cyrb53(json, 1)}"`
+}
+
+/** The strong entity tag of `value` as `schema` encodes it. */
+export const entityTag = <A, I>(schema: Schema.Schema<A, I>) => {
+  const encode = Schema.encodeSync(schema)
+  return (value: A): string => entityTagOfJson(encode(value))
+}
+
+/**
+ * Whether an `If-Match` value matches the current tag (RFC 9110 13.1.1): `*` matches any current version; a list
+ * matches when one member equals the tag by strong comparison (a weak `W/` tag never matches).
+ */
+export const ifMatchAccepts = (header: string, current: string): boolean => {
+  const value = header.trim()
+  if (value === "*") return true
+  return value.split(",").some((member) => member.trim() === current)
+}
+
+/**
+ * The `If-Match` check of one resource type, for its service (which yields `RowLocks` once).
+ *
+ * `read` gives the current state for a write; with `If-Match` it first locks the row (inside the caller's
+ * transaction) and fails with `PreconditionFailed` unless the current state's tag matches. `beforeDelete` does
+ * the same for a delete that does not otherwise read the row (`NotFound` when it is gone).
+ */
+export const writeGuard = <A, I>(
+  locks: Context.Tag.Service<RowLocks>,
+  resource: TaggedResource,
+  schema: Schema.Schema<A, I>,
+  name: string
+) => {
+  const tagOf = entityTag(schema)
+  const read = <E, R>(
+    options: WriteOptions | undefined,
+    workspaceId: WorkspaceId,
+    id: string,
+    current: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | PersistenceError | PreconditionFailed, R> => {
+    const ifMatch = options?.ifMatch
+    if (ifMatch === undefined) return current
+    return Effect.gen(function*() {
+      yield* locks.lock(resource, workspaceId, id)
+      const value = yield* current
+      if (!ifMatchAccepts(ifMatch, tagOf(value))) return yield* new PreconditionFailed()
+      return value
+    })
+  }
+  const beforeDelete = <E, R>(
+    options: WriteOptions | undefined,
+    workspaceId: WorkspaceId,
+    id: string,
+    current: Effect.Effect<Option.Option<A>, E, R>
+  ): Effect.Effect<void, E | NotFound | PersistenceError | PreconditionFailed, R> =>
+    options?.ifMatch === undefined ? Effect.void : Effect.asVoid(read(
+      options,
+      workspaceId,
+      id,
+      Effect.flatMap(
+        current,
+        (found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new NotFound({ resource: name }))
+      )
+    ))
+  return { read, beforeDelete, tagOf } as const
+}

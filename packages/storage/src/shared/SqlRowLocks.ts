@@ -1,0 +1,31 @@
+/** The `RowLocks` port (D52): `SELECT ... FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writes are serial. */
+import { SqlClient } from "@effect/sql"
+import { RowLocks, type TaggedResource } from "@support-engine/core"
+import { Effect, Layer } from "effect"
+import { mapSqlError } from "./SqlErrors.js"
+
+// Table names come from this closed list only, never from input.
+const tables: Record<TaggedResource, string> = {
+  companies: "companies",
+  customers: "customers",
+  agents: "agents",
+  conversations: "conversations",
+  training_data: "training_data",
+  kb_articles: "kb_articles",
+  webhooks: "webhooks"
+}
+
+export const SqlRowLocksLive: Layer.Layer<RowLocks, never, SqlClient.SqlClient> = Layer.effect(
+  RowLocks,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    RowLocks.of({
+      lock: (resource, workspaceId, id) =>
+        sql.onDialectOrElse({
+          pg: () =>
+            sql`SELECT id FROM ${sql.literal(tables[resource])} WHERE workspace_id = ${workspaceId} AND id = ${id}
+                FOR UPDATE`.pipe(Effect.asVoid, mapSqlError),
+          // SQLite: the one connection runs one transaction at a time, so a read and write in one are atomic.
+          orElse: () => Effect.void
+        })
+    }))
+)
