@@ -11,6 +11,7 @@ import { Conversations } from "./conversations/Conversations.js"
 import { Messages } from "./conversations/Messages.js"
 import { Customers } from "./customers/Customers.js"
 import { Events } from "./events/Events.js"
+import { Idempotency } from "./idempotency/Idempotency.js"
 import { KnowledgeBase } from "./knowledge-base/KnowledgeBase.js"
 import { IdGenerator } from "./shared/IdGenerator.js"
 import { Training, TrainingSignal, TrainingWorker } from "./training/Training.js"
@@ -31,7 +32,8 @@ export const EngineServices = Layer.mergeAll(
   Training.Default,
   TrainingWorker.Default,
   TrainingSignal.Default,
-  KnowledgeBase.Default
+  KnowledgeBase.Default,
+  Idempotency.Default
 )
 
 /** Every core service with the default id generator. */

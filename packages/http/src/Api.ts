@@ -11,7 +11,12 @@ import { MessagesApi } from "./conversations/MessagesApi.js"
 import { CustomersApi } from "./customers/CustomersApi.js"
 import { EventsApi } from "./events/EventsApi.js"
 import { KnowledgeBaseApi } from "./knowledge-base/KnowledgeBaseApi.js"
-import { PersistenceErrorResponse, ValidationErrorResponse } from "./shared/ErrorResponses.js"
+import {
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  PersistenceErrorResponse,
+  ValidationErrorResponse
+} from "./shared/ErrorResponses.js"
 import { TrainingApi } from "./training/TrainingApi.js"
 import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
@@ -95,6 +100,8 @@ export class Api extends HttpApi.make("support-engine")
   .add(EventsApi)
   .addError(ValidationErrorResponse)
   .addError(PersistenceErrorResponse)
+  .addError(IdempotencyKeyReusedResponse)
+  .addError(IdempotencyKeyInUseResponse)
   .prefix("/v1")
   .annotate(OpenApi.Title, "support-engine")
   .annotate(OpenApi.Version, "1.0.0")

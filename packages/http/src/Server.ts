@@ -14,6 +14,7 @@ import type {
   Customers,
   EngineService,
   Events,
+  Idempotency,
   IdGenerator,
   KnowledgeBase,
   Messages,
@@ -46,6 +47,7 @@ import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
 export type ApiServices =
   | Tokens
   | IdGenerator
+  | Idempotency
   | Events
   | Agents
   | Conversations

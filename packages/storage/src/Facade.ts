@@ -4,7 +4,7 @@
  * same `ValidationError`), outputs are the JSON the HTTP API returns, and a failure rejects with the tagged
  * error itself (`error._tag`, `error.status`, `error.code`, `error.message`).
  */
-import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
 import { Agent, CreateAgent, ListAgents, UpdateAgent } from "../../core/src/agents/Agent.js"
 import { Agents } from "../../core/src/agents/Agents.js"
 import { Companies } from "../../core/src/companies/Companies.js"
@@ -23,6 +23,7 @@ import { Customers } from "../../core/src/customers/Customers.js"
 import type { EngineService } from "../../core/src/Engine.js"
 import { Event } from "../../core/src/events/Event.js"
 import { Events, ListEvents } from "../../core/src/events/Events.js"
+import { Idempotency, requestFingerprint } from "../../core/src/idempotency/Idempotency.js"
 import {
   Article,
   CreateArticle,
@@ -86,6 +87,47 @@ const decodeId = <A>(schema: Schema.Schema<A, string>) => {
   return (id: unknown) => Effect.map(decode({ id }), (r) => r.id)
 }
 
+/** Options of an in-process write: an idempotency key, as `Idempotency-Key` is over HTTP (D52). */
+export interface KeyOptions {
+  readonly idempotencyKey?: string | undefined
+}
+
+/**
+ * Runs `work` under the idempotency key, if one is given: the first call's JSON result is recorded with its
+ * writes, and a retry with the same key and input answers it again (core's Idempotency.ts).
+ */
+const keyed = <A, E, R>(
+  options: KeyOptions | undefined,
+  method: string,
+  path: string,
+  input: unknown,
+  status: number,
+  work: Effect.Effect<A, E, R>
+) => {
+  const key = options?.idempotencyKey
+  if (key === undefined) return work
+  return Effect.gen(function*() {
+    const principal = yield* Principal
+    const idempotency = yield* Idempotency
+    const result = yield* idempotency.run(
+      principal.workspaceId,
+      key,
+      requestFingerprint(method, path, input),
+      work,
+      (value) =>
+        Option.some({
+          status,
+          body: value === undefined ? "" : JSON.stringify(value),
+          headers: value === undefined ? {} : { "content-type": "application/json" }
+        })
+    )
+    if (result._tag === "Fresh") return result.value
+    // The same result as the first call returned: JSON, or nothing for a delete.
+    const replayed: unknown = result.outcome.body === "" ? undefined : JSON.parse(result.outcome.body)
+    return replayed as A
+  })
+}
+
 /** The shape every CRUD service shares (create, get, update, delete, list). */
 interface CrudService<Id, M, C, U, L> {
   readonly create: (input: C) => Effect.Effect<M, EngineError, Principal>
@@ -104,6 +146,8 @@ const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L,
     readonly create: Schema.Schema<C, CI>
     readonly update: Schema.Schema<U, UI>
     readonly list: Schema.Schema<L, LI>
+    /** The HTTP path of the collection, so a key's fingerprint is the same in process and over HTTP (D52). */
+    readonly path: string
   }
 ) => {
   const id = decodeId(schemas.id)
@@ -113,17 +157,39 @@ const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L,
   const decodeList = decodeRequest(schemas.list)
   const encodePage = encode(page(schemas.model))
   return {
-    create: (input: unknown) =>
-      Effect.flatMap(service, (s) => Effect.flatMap(decodeCreate(input), s.create)).pipe(Effect.flatMap(model)),
+    /** With `{ idempotencyKey }`, a retry answers the first call's result instead of creating again (D52). */
+    create: (input: unknown, options?: KeyOptions) =>
+      keyed(
+        options,
+        "POST",
+        schemas.path,
+        input,
+        201,
+        Effect.flatMap(service, (s) => Effect.flatMap(decodeCreate(input), s.create)).pipe(Effect.flatMap(model))
+      ),
     get: (key: unknown) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.get)).pipe(Effect.flatMap(model)),
     /** With `{ ifMatch }` (an entity tag from `entityTagOf`), fails with `PreconditionFailed` if it changed (D52). */
-    update: (key: unknown, input: unknown, options?: WriteOptions) =>
-      Effect.flatMap(
-        service,
-        (s) => Effect.flatMap(Effect.all([id(key), decodeUpdate(input)]), ([k, i]) => s.update(k, i, options))
-      ).pipe(Effect.flatMap(model)),
-    delete: (key: unknown, options?: WriteOptions) =>
-      Effect.flatMap(service, (s) => Effect.flatMap(id(key), (k) => s.delete(k, options))),
+    update: (key: unknown, input: unknown, options?: WriteOptions & KeyOptions) =>
+      keyed(
+        options,
+        "PUT",
+        `${schemas.path}/${String(key)}`,
+        input,
+        200,
+        Effect.flatMap(
+          service,
+          (s) => Effect.flatMap(Effect.all([id(key), decodeUpdate(input)]), ([k, i]) => s.update(k, i, options))
+        ).pipe(Effect.flatMap(model))
+      ),
+    delete: (key: unknown, options?: WriteOptions & KeyOptions) =>
+      keyed(
+        options,
+        "DELETE",
+        `${schemas.path}/${String(key)}`,
+        undefined,
+        204,
+        Effect.flatMap(service, (s) => Effect.flatMap(id(key), (k) => s.delete(k, options)))
+      ),
     list: (query: unknown = {}) =>
       Effect.flatMap(service, (s) => Effect.flatMap(decodeList(query), s.list)).pipe(Effect.flatMap(encodePage))
   }
@@ -147,27 +213,37 @@ const workspaceApi = (principal: PrincipalShape) => {
       )
   }
   const api = {
-    agents: crud(Agents, { id: AgentId, model: Agent, create: CreateAgent, update: UpdateAgent, list: ListAgents }),
+    agents: crud(Agents, {
+      id: AgentId,
+      model: Agent,
+      create: CreateAgent,
+      update: UpdateAgent,
+      list: ListAgents,
+      path: "/v1/agents"
+    }),
     companies: crud(Companies, {
       id: CompanyId,
       model: Company,
       create: CreateCompany,
       update: UpdateCompany,
-      list: ListCompanies
+      list: ListCompanies,
+      path: "/v1/companies"
     }),
     customers: crud(Customers, {
       id: CustomerId,
       model: Customer,
       create: CreateCustomer,
       update: UpdateCustomer,
-      list: ListCustomers
+      list: ListCustomers,
+      path: "/v1/customers"
     }),
     conversations: crud(Conversations, {
       id: ConversationId,
       model: Conversation,
       create: CreateConversation,
       update: UpdateConversation,
-      list: ListConversations
+      list: ListConversations,
+      path: "/v1/conversations"
     }),
     messages,
     training: {
@@ -176,7 +252,8 @@ const workspaceApi = (principal: PrincipalShape) => {
         model: TrainingDataItem,
         create: CreateTrainingData,
         update: UpdateTrainingData,
-        list: ListTrainingData
+        list: ListTrainingData,
+        path: "/v1/training-data"
       }),
       /** `POST /training-data/url/process` (D30). */
       processUrls: (input: unknown) =>
@@ -198,7 +275,8 @@ const workspaceApi = (principal: PrincipalShape) => {
         model: Article,
         create: CreateArticle,
         update: UpdateArticle,
-        list: ListArticles
+        list: ListArticles,
+        path: "/v1/kb-articles"
       }),
       putTranslation: (key: unknown, locale: string, input: unknown) =>
         Effect.flatMap(KnowledgeBase, (s) =>

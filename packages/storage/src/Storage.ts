@@ -11,6 +11,7 @@ import {
   type ConversationRepo,
   type CustomerRepo,
   type DeliveryQueue,
+  type IdempotencyStore,
   IdGenerator,
   type MessageRepo,
   type Outbox,
@@ -27,6 +28,7 @@ import { SqlCompanyRepoLive } from "./companies/SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./conversations/SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./events/SqlOutbox.js"
+import { SqlIdempotencyStoreLive } from "./idempotency/SqlIdempotencyStore.js"
 import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
 import { Counters } from "./shared/Counters.js"
 import { parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
@@ -54,6 +56,7 @@ export type StoragePorts =
   | WebhookRepo
   | DeliveryQueue
   | RowLocks
+  | IdempotencyStore
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -70,7 +73,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlArticleRepoLive,
   SqlWebhookRepoLive,
   SqlDeliveryQueueLive,
-  SqlRowLocksLive
+  SqlRowLocksLive,
+  SqlIdempotencyStoreLive
 ).pipe(
   // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
   // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).

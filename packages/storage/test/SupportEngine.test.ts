@@ -127,4 +127,42 @@ describe("createSupportEngine", () => {
       await engine.dispose()
     }
   })
+
+  it("integrator options (D52): idempotency keys, If-Match with entityTagOf, cursors and updated_since", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "integrators.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const first = await api.customers.create({ email: "key@example.test" }, { idempotencyKey: "k-1" })
+      const retry = await api.customers.create({ email: "key@example.test" }, { idempotencyKey: "k-1" })
+      assert.deepStrictEqual(retry, first)
+      const reused = await api.customers.create({ email: "other@example.test" }, { idempotencyKey: "k-1" }).then(
+        () => undefined,
+        (error: { _tag: string }) => error._tag
+      )
+      assert.strictEqual(reused, "IdempotencyKeyReused")
+
+      const tag = engine.entityTagOf(first)
+      const updated = await api.customers.update(first.id, { first_name: "Ada" }, { ifMatch: tag })
+      assert.notStrictEqual(engine.entityTagOf(updated), tag)
+      const stale = await api.customers.update(first.id, { first_name: "Lost" }, { ifMatch: tag }).then(
+        () => undefined,
+        (error: { _tag: string; status: number }) => [error._tag, error.status]
+      )
+      assert.deepStrictEqual(stale, ["PreconditionFailed", 412])
+
+      for (let i = 0; i < 4; i++) await api.companies.create({ name: `Co ${i}` })
+      const names: Array<string> = []
+      let page = await api.companies.list({ per_page: 3, updated_since: "2000-01-01T00:00:00Z" })
+      names.push(...page.data.map((c) => c.name))
+      while (page.meta.next_cursor !== null) {
+        page = await api.companies.list({ per_page: 3, cursor: page.meta.next_cursor })
+        names.push(...page.data.map((c) => c.name))
+      }
+      assert.deepStrictEqual(names, ["Co 0", "Co 1", "Co 2", "Co 3"])
+      assert.strictEqual(page.meta.total, null)
+    } finally {
+      await engine.dispose()
+    }
+  })
 })

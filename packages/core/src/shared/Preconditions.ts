@@ -9,6 +9,7 @@
  * read (and the tag differs) or waits until this transaction commits.
  */
 import { Context, Effect, Option, Schema } from "effect"
+import { digest } from "./Digest.js"
 import { NotFound, type PersistenceError, PreconditionFailed } from "./Errors.js"
 import type { WorkspaceId } from "./Ids.js"
 
@@ -37,25 +38,9 @@ export interface WriteOptions {
   readonly ifMatch?: string | undefined
 }
 
-// cyrb53 (a public-domain 53-bit string hash), run twice with different seeds: 106 bits, so two versions of one
-// resource practically never share a tag. Not a security measure: tags are not secrets.
-const cyrb53 = (text: string, seed: number): string => {
-  let h1 = 0xdeadbeef ^ seed
-  let h2 = 0x41c6ce57 ^ seed
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i)
-    h1 = Math.imul(h1 ^ ch, 2654435761)
-    h2 = Math.imul(h2 ^ ch, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36).padStart(11, "0")
-}
-
 /** The strong entity tag (quoted, as HTTP sends it) of a resource in the JSON form the API returns. */
 export const entityTagOfJson = (encoded: unknown): string => {
-  const json = JSON.stringify(encoded)
-  return `"${cyrb53(json, 0)}${cyrb53(json, 1)}"`
+  return `"${digest(JSON.stringify(encoded))}"`
 }
 
 /** The strong entity tag of `value` as `schema` encodes it. */

@@ -6,10 +6,19 @@
  * through untouched: HttpApi renders them with their schemas from ErrorResponses.ts.
  */
 import { HttpApiBuilder, HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { type IdGenerator, ValidationError } from "@support-engine/core"
+import {
+  type Idempotency,
+  type IdempotencyKeyInUse,
+  type IdempotencyKeyReused,
+  type IdGenerator,
+  type PersistenceError,
+  type Tokens,
+  ValidationError
+} from "@support-engine/core"
 import { Cause, Effect, Layer, Option, Predicate } from "effect"
 import { Api } from "../Api.js"
 import { fieldErrorsFromIssues, HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
+import { IdempotencyKeys } from "./IdempotencyKeys.js"
 import { JsonBody } from "./JsonBody.js"
 import { RequestIds } from "./RequestIds.js"
 import { RouteFallback } from "./RouteFallback.js"
@@ -22,46 +31,54 @@ const httpFailureOf = (defect: unknown): HttpFailure | undefined => {
 }
 
 /** The boundary of the whole app: every outcome becomes a response or goes on to HttpApi's encoder. */
-const boundary = <R>(
-  app: HttpApp.Default<never, R>,
+const boundary = <E, R>(
+  app: HttpApp.Default<E, R>,
   fallback: RouteFallback
-): HttpApp.Default<ValidationError, R> =>
-  Effect.catchAllCause(app, (cause) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      // Typed `never`, the cause still carries the router's and HttpApi's own failures.
-      const widened: Cause.Cause<unknown> = cause
-      const failure = Cause.failureOption(widened)
-      if (Option.isSome(failure)) {
-        const error = failure.value
-        if (error instanceof HttpApiError.HttpApiDecodeError) {
-          return Effect.fail(new ValidationError({ errors: fieldErrorsFromIssues(error.issues) }))
+): HttpApp.Default<ValidationError | E, R> =>
+  Effect.catchAllCause(
+    app,
+    (cause) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): HttpApp.Default<ValidationError | E> => {
+        // Typed `E` (the keys' errors), the cause also carries the router's and HttpApi's own failures.
+        const widened: Cause.Cause<unknown> = cause
+        const failure = Cause.failureOption(widened)
+        if (Option.isSome(failure)) {
+          const error = failure.value
+          if (error instanceof HttpApiError.HttpApiDecodeError) {
+            return Effect.fail(new ValidationError({ errors: fieldErrorsFromIssues(error.issues) }))
+          }
+          if (error instanceof HttpServerError.RouteNotFound) return Effect.succeed(fallback.respond(request))
+          if (error instanceof HttpFailure) return Effect.succeed(renderHttpFailure(error))
+          return Effect.failCause(cause)
         }
-        if (error instanceof HttpServerError.RouteNotFound) return Effect.succeed(fallback.respond(request))
-        if (error instanceof HttpFailure) return Effect.succeed(renderHttpFailure(error))
-        return Effect.failCause(cause)
-      }
-      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-      const d7 = Option.firstSomeOf(
-        Array.from(Cause.defects(cause), (defect) => Option.fromNullable(httpFailureOf(defect)))
-      )
-      if (Option.isSome(d7)) return Effect.succeed(renderHttpFailure(d7.value))
-      return Effect.as(
-        Effect.logError("Unhandled defect", cause).pipe(
-          Effect.annotateLogs({ method: request.method, url: request.url })
-        ),
-        renderHttpFailure(HttpFailure.internal)
-      )
-    }))
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const d7 = Option.firstSomeOf(
+          Array.from(Cause.defects(cause), (defect) => Option.fromNullable(httpFailureOf(defect)))
+        )
+        if (Option.isSome(d7)) return Effect.succeed(renderHttpFailure(d7.value))
+        return Effect.as(
+          Effect.logError("Unhandled defect", cause).pipe(
+            Effect.annotateLogs({ method: request.method, url: request.url })
+          ),
+          renderHttpFailure(HttpFailure.internal)
+        )
+      })
+  )
 
 /** Every request, around the router: see the module comment. */
-export const RequestMiddlewareLive: Layer.Layer<never, never, IdGenerator> = HttpApiBuilder.middleware(
-  Api,
-  Effect.gen(function*() {
-    const ids = yield* RequestIds
-    const body = yield* JsonBody
-    const fallback = yield* RouteFallback
-    const middleware: HttpApiBuilder.MiddlewareFn<ValidationError> = (app) =>
-      ids.around(boundary(body.around(app), fallback))
-    return middleware
-  })
-).pipe(Layer.provide(Layer.mergeAll(RequestIds.Default, JsonBody.Default, RouteFallback.Default)))
+export const RequestMiddlewareLive: Layer.Layer<never, never, IdGenerator | Idempotency | Tokens> = HttpApiBuilder
+  .middleware(
+    Api,
+    Effect.gen(function*() {
+      const ids = yield* RequestIds
+      const body = yield* JsonBody
+      const fallback = yield* RouteFallback
+      const keys = yield* IdempotencyKeys
+      const middleware: HttpApiBuilder.MiddlewareFn<
+        ValidationError | IdempotencyKeyInUse | IdempotencyKeyReused | PersistenceError
+      > = (app) => ids.around(boundary(body.around(keys.around(app)), fallback))
+      return middleware
+    })
+  ).pipe(
+    Layer.provide(Layer.mergeAll(RequestIds.Default, JsonBody.Default, RouteFallback.Default, IdempotencyKeys.Default))
+  )

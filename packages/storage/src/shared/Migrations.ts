@@ -13,6 +13,7 @@ import training from "../migrations/0005_training.js"
 import knowledgeBase from "../migrations/0006_knowledge_base.js"
 import webhooks from "../migrations/0007_webhooks.js"
 import syncOrder from "../migrations/0013_sync_order.js"
+import idempotencyKeys from "../migrations/0014_idempotency_keys.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -22,7 +23,8 @@ export const migrations = {
   "0005_training": training,
   "0006_knowledge_base": knowledgeBase,
   "0007_webhooks": webhooks,
-  "0013_sync_order": syncOrder
+  "0013_sync_order": syncOrder,
+  "0014_idempotency_keys": idempotencyKeys
 }
 
 /** Runs every pending migration; returns what ran. */

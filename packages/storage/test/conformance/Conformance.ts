@@ -5,6 +5,7 @@ import { conversationsSuite } from "./ConversationsSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
 import type { Adapter } from "./Harness.js"
+import { idempotencySuite } from "./IdempotencySuite.js"
 import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
@@ -25,6 +26,7 @@ export const conformance = (adapter: Adapter): void => {
   webhooksSuite(adapter)
   cursorsSuite(adapter)
   preconditionsSuite(adapter)
+  idempotencySuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }
