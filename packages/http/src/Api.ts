@@ -17,6 +17,7 @@ import {
   PersistenceErrorResponse,
   ValidationErrorResponse
 } from "./shared/ErrorResponses.js"
+import { correctDocument } from "./shared/OpenApiDocument.js"
 import { TrainingApi } from "./training/TrainingApi.js"
 import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
@@ -81,6 +82,7 @@ const tidyDocument = <Spec extends Record<string, unknown>>(spec: Spec): Spec =>
   }
   openRequestBodies(spec)
   withoutSchemaIds(spec)
+  correctDocument(spec)
   const components = spec.components
   if (Predicate.isRecord(components) && Predicate.isRecord(components.schemas)) {
     for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete components.schemas[name]

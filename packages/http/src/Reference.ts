@@ -9,16 +9,39 @@ import type { HttpRouter } from "@effect/platform"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import { Effect, Layer } from "effect"
 
+/**
+ * Scalar's options (1.39, the version `@effect/platform` inlines) that keep the page from calling a third party;
+ * `HttpApiScalar.ScalarConfig` declares only some of them, and the page passes the whole object to Scalar.
+ * Each one switches off a feature that would reach a Scalar host (see docs/decisions.md, "/docs").
+ */
+export const OFFLINE_SCALAR_OPTIONS = {
+  // Default fonts load from fonts.scalar.com; the system fonts keep the page self-contained.
+  withDefaultFonts: false,
+  // The toolbar's Share menu uploads the document to api.scalar.com (through proxy.scalar.com) and links to
+  // registry.scalar.com and dashboard.scalar.com; Scalar shows it by default when the page is served on localhost.
+  showToolbar: "never",
+  // Usage events of the request client go to api.scalar.com/analytics.
+  telemetry: false,
+  // "Open API Client" opens client.scalar.com with the document's address.
+  hideClientButton: true,
+  // The document is at /openapi.json already; the download links only duplicate it.
+  documentDownloadType: "none",
+  // The sidebar names operations by their summaries (every operation has one), not by their paths.
+  operationTitleSource: "summary",
+  defaultOpenAllTags: true
+} as const
+
+const scalar: HttpApiScalar.ScalarConfig = OFFLINE_SCALAR_OPTIONS
+
 /** A router answering `GET /docs` for the API. */
 export const referenceRouter = (
   api: HttpApi.Api["Type"]
 ): Effect.Effect<HttpRouter.HttpRouter<unknown, HttpRouter.HttpRouter.DefaultServices>> =>
   HttpApiBuilder.Router.router.pipe(
     Effect.provide(
-      HttpApiScalar.layer({
-        path: "/docs",
-        // Default fonts load from Scalar's CDN; the system fonts keep the page self-contained.
-        scalar: { withDefaultFonts: false, defaultOpenAllTags: true }
-      }).pipe(Layer.provideMerge(HttpApiBuilder.Router.Live), Layer.provide(Layer.succeed(HttpApi.Api, api)))
+      HttpApiScalar.layer({ path: "/docs", scalar }).pipe(
+        Layer.provideMerge(HttpApiBuilder.Router.Live),
+        Layer.provide(Layer.succeed(HttpApi.Api, api))
+      )
     )
   )

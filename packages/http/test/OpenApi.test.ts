@@ -3,7 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Effect } from "effect"
 import { ENDPOINTS } from "./Endpoints.js"
-import { raw, testServer } from "./Harness.js"
+import { raw, tenant, testServer } from "./Harness.js"
 
 type Json = Record<string, unknown>
 
@@ -80,10 +80,12 @@ layer(testServer("openapi"), { excludeTestServices: true })("openapi", (it) => {
       }
       assert.deepStrictEqual(codesOf(spec, responsesOf("post", "/v1/conversations")["400"]).sort(), [
         "INVALID_ASSIGNEE",
-        "INVALID_ASSIGNEE_TYPE"
+        "INVALID_ASSIGNEE_TYPE",
+        "MALFORMED_JSON"
       ])
       assert.deepStrictEqual(codesOf(spec, responsesOf("post", "/v1/conversations/{id}/messages")["400"]), [
-        "INVALID_SENDER"
+        "INVALID_SENDER",
+        "MALFORMED_JSON"
       ])
       for (const method of ["put", "delete"]) {
         assert.include(codesOf(spec, responsesOf(method, "/v1/agents/{id}")["403"]), "FORBIDDEN")
@@ -92,5 +94,71 @@ layer(testServer("openapi"), { excludeTestServices: true })("openapi", (it) => {
       assert.deepStrictEqual(asRecord(schemas.ValidationFailed).required, ["message", "errors"])
       assert.deepStrictEqual(asRecord(schemas.NotFound).required, ["error", "code", "errors"])
       assert.isUndefined(asRecord(schemas.CreateAgent).additionalProperties)
+    }))
+
+  it.effect("page and per_page are integer query parameters with their bounds (issue 15 item 8)", () =>
+    Effect.gen(function*() {
+      const spec = asRecord((yield* raw("GET", "/openapi.json")).body)
+      let lists = 0
+      for (const item of Object.values(asRecord(spec.paths))) {
+        for (const operation of Object.values(asRecord(item))) {
+          const parameters = (asRecord(operation).parameters ?? []) as Array<Json>
+          const byName = Object.fromEntries(parameters.map((p) => [p.name, asRecord(p.schema)]))
+          if (byName.per_page === undefined) continue
+          lists++
+          assert.deepInclude(byName.page, { type: "integer", minimum: 1 })
+          assert.deepInclude(byName.per_page, { type: "integer", minimum: 1, maximum: 100 })
+        }
+      }
+      assert.isAtLeast(lists, 10)
+    }))
+
+  it.effect("every operation has a summary, which /docs shows in its sidebar (issue 15 item 8, issue 20)", () =>
+    Effect.gen(function*() {
+      const spec = asRecord((yield* raw("GET", "/openapi.json")).body)
+      const summaries = ENDPOINTS.map((endpoint) => {
+        const operation = asRecord(asRecord(asRecord(spec.paths)[endpoint.path])[endpoint.method.toLowerCase()])
+        assert.isString(operation.summary, `${endpoint.method} ${endpoint.path}`)
+        return operation.summary as string
+      })
+      assert.strictEqual(new Set(summaries).size, summaries.length, "summaries are distinct")
+    }))
+
+  it.effect("bodies: 400 MALFORMED_JSON, 413 and 415 documented; a body without required fields is optional", () =>
+    Effect.gen(function*() {
+      const spec = asRecord((yield* raw("GET", "/openapi.json")).body)
+      const paths = asRecord(spec.paths)
+      let bodies = 0
+      for (const endpoint of ENDPOINTS) {
+        const operation = asRecord(asRecord(paths[endpoint.path])[endpoint.method.toLowerCase()])
+        const label = `${endpoint.method} ${endpoint.path}`
+        const responses = asRecord(operation.responses)
+        if (operation.requestBody === undefined) {
+          assert.notProperty(responses, "415", label)
+          continue
+        }
+        bodies++
+        assert.include(codesOf(spec, responses["400"]), "MALFORMED_JSON", label)
+        assert.deepStrictEqual(codesOf(spec, responses["413"]), ["PAYLOAD_TOO_LARGE"], label)
+        assert.deepStrictEqual(codesOf(spec, responses["415"]), ["UNSUPPORTED_MEDIA_TYPE"], label)
+      }
+      assert.isAtLeast(bodies, 15)
+      const body = (method: string, path: string) =>
+        asRecord(asRecord(asRecord(paths[path])[method]).requestBody).required
+      // The server reads an empty body as {} (D7): rotate-secret and updates need none, creates report 422.
+      assert.strictEqual(body("post", "/v1/webhooks/{id}/rotate-secret"), false)
+      assert.strictEqual(body("put", "/v1/agents/{id}"), false)
+      assert.strictEqual(body("post", "/v1/agents"), true)
+      const { token } = yield* tenant()
+      const rotated = yield* raw("POST", "/v1/webhooks/00000000-0000-7000-8000-000000000000/rotate-secret", { token })
+      assert.strictEqual(rotated.status, 404, "no body is no validation failure: the webhook is looked up")
+    }))
+
+  it.effect("schema titles name no Effect internals (minLength(1), int, unknown)", () =>
+    Effect.gen(function*() {
+      const text = (yield* raw("GET", "/openapi.json")).text
+      const titles = Array.from(text.matchAll(/"title":"([^"]*)"/g), (m) => m[1])
+      assert.deepStrictEqual(titles, ["support-engine"])
+      assert.notMatch(text, /(minLength|maxLength|maxItems|between)\(/)
     }))
 })

@@ -11,6 +11,7 @@ const { conversation_id, sender_type } = ListMessages.fields
 export class MessagesApi extends HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.post("create", "/conversations/:id/messages")
+      .annotate(OpenApi.Summary, "Send a message")
       .setPath(idPath(ConversationId))
       .setPayload(payload(CreateMessage))
       .addSuccess(Message, { status: 201 })
@@ -19,11 +20,13 @@ export class MessagesApi extends HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.get("list", "/messages")
+      .annotate(OpenApi.Summary, "List messages")
       .setUrlParams(listQuery({ sender_type, conversation_id }))
       .addSuccess(ListEnvelope(Message, "MessageList"))
   )
   .add(
     HttpApiEndpoint.del("delete", "/messages/:id")
+      .annotate(OpenApi.Summary, "Delete a message")
       .setPath(idPath(MessageId))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

@@ -8,6 +8,7 @@ import { ListEnvelope, listQuery } from "../shared/Lists.js"
 export class EventsApi extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("list", "/events")
+      .annotate(OpenApi.Summary, "List events")
       .setUrlParams(listQuery({ event: ListEvents.fields.event, after: ListEvents.fields.after }))
       .addSuccess(ListEnvelope(Event, "EventList"))
       // `after` naming an event that is not in the workspace

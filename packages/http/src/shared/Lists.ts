@@ -4,14 +4,34 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, SchemaAST } from "effect"
+
+/**
+ * A query integer as OpenAPI should show it: `integer` with the bounds of its refinements. On the wire it is a
+ * string that the schema parses, so Effect's JSON Schema of it says `string`, which misleads generated clients.
+ */
+const integerParameter = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> => {
+  const bounds: Record<string, unknown> = {}
+  for (let ast = schema.ast; SchemaAST.isRefinement(ast); ast = ast.from) {
+    const annotation = SchemaAST.getJSONSchemaAnnotation(ast)
+    if (Option.isSome(annotation)) Object.assign(bounds, annotation.value, bounds)
+  }
+  const { maximum, minimum } = bounds
+  return schema.annotations({
+    jsonSchema: {
+      type: "integer",
+      ...(typeof minimum === "number" ? { minimum } : {}),
+      ...(typeof maximum === "number" ? { maximum } : {})
+    }
+  })
+}
 
 /** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15 (D16). */
 export const PageQuery = {
-  page: Schema.optionalWith(PageNumber, { exact: true }).annotations({
+  page: Schema.optionalWith(integerParameter(PageNumber), { exact: true }).annotations({
     description: "Page number, an integer of at least 1 (default 1)"
   }),
-  per_page: Schema.optionalWith(PerPage, { exact: true }).annotations({
+  per_page: Schema.optionalWith(integerParameter(PerPage), { exact: true }).annotations({
     description: "Items per page, an integer from 1 to 100 (default 15)"
   }),
   cursor: Schema.optionalWith(CursorToken, { exact: true }).annotations({

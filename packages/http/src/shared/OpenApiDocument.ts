@@ -1,0 +1,107 @@
+/**
+ * Corrections to the generated OpenAPI document where HttpApi cannot say what the server does (issue 15 item 8):
+ * the D7 body answers (400, 413, 415) that JsonBody.ts gives before any endpoint decodes, request bodies that may
+ * be left out, and the auto titles Effect's filters carry (`maxLength(255)`), which name Effect internals.
+ */
+import { Predicate } from "effect"
+import { HttpFailure } from "./ErrorResponses.js"
+
+type Json = Record<string, unknown>
+
+const SCHEMAS = "#/components/schemas/"
+
+/** The D7 failures of a request body, as envelope schemas named like the other error components. */
+const BODY_FAILURES = [
+  { status: "400", name: "MalformedJson", failure: HttpFailure.malformedJson, description: "The body is not valid JSON" },
+  {
+    status: "413",
+    name: "PayloadTooLarge",
+    failure: HttpFailure.payloadTooLarge(0),
+    description: "The body is larger than the server's limit (SUPPORT_MAX_BODY_BYTES)"
+  },
+  {
+    status: "415",
+    name: "UnsupportedMediaType",
+    failure: HttpFailure.unsupportedMediaType,
+    description: "A non-empty body whose Content-Type is not application/json"
+  }
+] as const
+
+const envelopeSchema = (code: string | null, description: string): Json => ({
+  type: "object",
+  required: ["error", "code", "errors"],
+  properties: { error: { type: "string" }, code: { type: "string", enum: [code] }, errors: { type: "null" } },
+  additionalProperties: false,
+  description
+})
+
+const operationsOf = (spec: Json): Array<Json> =>
+  Object.values(Predicate.isRecord(spec.paths) ? spec.paths : {}).flatMap((item) =>
+    Predicate.isRecord(item) ? Object.values(item).filter(Predicate.isRecord) : []
+  )
+
+const resolve = (schemas: Json, schema: unknown): Json | undefined => {
+  if (!Predicate.isRecord(schema)) return undefined
+  return typeof schema.$ref === "string" && schema.$ref.startsWith(SCHEMAS)
+    ? resolve(schemas, schemas[schema.$ref.slice(SCHEMAS.length)])
+    : schema
+}
+
+/** Adds `ref` to the response's JSON schema, as an `anyOf` member when the status already has a schema. */
+const addAnswer = (responses: Json, status: string, ref: Json, description: string): void => {
+  const existing = responses[status]
+  const media = Predicate.isRecord(existing) && Predicate.isRecord(existing.content)
+    ? existing.content["application/json"]
+    : undefined
+  if (!Predicate.isRecord(existing) || !Predicate.isRecord(media) || !Predicate.isRecord(media.schema)) {
+    responses[status] = { description, content: { "application/json": { schema: ref } } }
+    return
+  }
+  const members = Array.isArray(media.schema.anyOf) ? media.schema.anyOf : [media.schema]
+  media.schema = { anyOf: [...members, ref] }
+  existing.description = `${String(existing.description)}. Or: ${description}`
+}
+
+/**
+ * Every operation with a request body answers the D7 body failures; a body whose schema requires no field may be
+ * left out (an empty body reads as `{}`, D7), so it is not `required` there (`rotate-secret`, updates).
+ */
+const documentBodies = (spec: Json, schemas: Json): void => {
+  for (const { description, failure, name } of BODY_FAILURES) {
+    schemas[name] = envelopeSchema(failure.code, description)
+  }
+  for (const operation of operationsOf(spec)) {
+    const body = operation.requestBody
+    if (!Predicate.isRecord(body) || !Predicate.isRecord(operation.responses)) continue
+    for (const { description, name, status } of BODY_FAILURES) {
+      addAnswer(operation.responses, status, { $ref: `${SCHEMAS}${name}` }, description)
+    }
+    const content = Predicate.isRecord(body.content) ? body.content["application/json"] : undefined
+    const schema = resolve(schemas, Predicate.isRecord(content) ? content.schema : undefined)
+    const required = schema !== undefined && Array.isArray(schema.required) ? schema.required : []
+    if (required.length === 0) body.required = false
+  }
+}
+
+/**
+ * Effect's filters title themselves after their call (`minLength(1)`, `int`) and `Schema.Unknown` is titled
+ * `unknown`; the keywords beside say the same to a reader, so a one-word title or call is dropped.
+ */
+const withoutFilterTitles = (value: unknown): void => {
+  if (Array.isArray(value)) return value.forEach(withoutFilterTitles)
+  if (!Predicate.isRecord(value)) return
+  if (typeof value.title === "string" && /^[A-Za-z]+(\(.*\))?$/.test(value.title)) {
+    delete value.title
+  }
+  Object.values(value).forEach(withoutFilterTitles)
+}
+
+/** The document with the corrections above; `spec` is changed in place and returned. */
+export const correctDocument = <Spec extends Json>(spec: Spec): Spec => {
+  const components = Predicate.isRecord(spec.components) ? spec.components : {}
+  const schemas = Predicate.isRecord(components.schemas) ? components.schemas : {}
+  documentBodies(spec, schemas)
+  withoutFilterTitles(spec.paths)
+  withoutFilterTitles(schemas)
+  return spec
+}
