@@ -12,7 +12,12 @@ const SCHEMAS = "#/components/schemas/"
 
 /** The D7 failures of a request body, as envelope schemas named like the other error components. */
 const BODY_FAILURES = [
-  { status: "400", name: "MalformedJson", failure: HttpFailure.malformedJson, description: "The body is not valid JSON" },
+  {
+    status: "400",
+    name: "MalformedJson",
+    failure: HttpFailure.malformedJson,
+    description: "The body is not valid JSON"
+  },
   {
     status: "413",
     name: "PayloadTooLarge",
