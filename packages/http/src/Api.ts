@@ -18,6 +18,7 @@ import {
   ValidationErrorResponse
 } from "./shared/ErrorResponses.js"
 import { correctDocument } from "./shared/OpenApiDocument.js"
+import { RateLimitedResponse } from "./shared/RateLimits.js"
 import { TrainingApi } from "./training/TrainingApi.js"
 import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
@@ -104,6 +105,7 @@ export class Api extends HttpApi.make("support-engine")
   .addError(PersistenceErrorResponse)
   .addError(IdempotencyKeyReusedResponse)
   .addError(IdempotencyKeyInUseResponse)
+  .addError(RateLimitedResponse)
   .prefix("/v1")
   .annotate(OpenApi.Title, "support-engine")
   .annotate(OpenApi.Version, "1.0.0")

@@ -39,6 +39,7 @@ import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig } from "./shared/HttpConfig.js"
 import { onIoScheduler } from "./shared/IoScheduler.js"
+import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
 import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
@@ -126,6 +127,7 @@ export const ServerLive: Layer.Layer<
   Layer.provide(HttpApiLive),
   Layer.provide(WebhooksFromEnv),
   Layer.provide(HttpConfig.fromEnv),
+  Layer.provide(RateLimitConfig.fromEnv),
   Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
   Layer.provide(Untraced)
 )

@@ -27,6 +27,7 @@ import { join } from "node:path"
 import { type Client, makeClient } from "../src/Client.js"
 import { type EngineHost, HttpLive } from "../src/Server.js"
 import { HttpConfig } from "../src/shared/HttpConfig.js"
+import { RateLimitConfig, type RateLimitSettings } from "../src/shared/RateLimits.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -59,10 +60,11 @@ const TestWebhooks = Webhooks.DefaultWithoutDependencies.pipe(
 /** The API on a loopback port over `engine`, with `HttpClient` pointed at it. */
 export const serverLayer = <R, E>(
   engine: Layer.Layer<R | EngineHost, E>,
-  options: { readonly maxBodyBytes?: number } = {}
+  options: { readonly maxBodyBytes?: number; readonly rateLimits?: RateLimitSettings } = {}
 ) =>
   HttpLive.pipe(
     Layer.provide(TestWebhooks),
+    Layer.provide(options.rateLimits === undefined ? Layer.empty : Layer.succeed(RateLimitConfig, options.rateLimits)),
     Layer.provide(
       options.maxBodyBytes === undefined ? Layer.empty : Layer.succeed(HttpConfig, {
         maxBodyBytes: options.maxBodyBytes

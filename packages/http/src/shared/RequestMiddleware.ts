@@ -20,6 +20,7 @@ import { Api } from "../Api.js"
 import { fieldErrorsFromIssues, HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
 import { IdempotencyKeys } from "./IdempotencyKeys.js"
 import { JsonBody } from "./JsonBody.js"
+import { type RateLimited, RateLimits } from "./RateLimits.js"
 import { RequestIds } from "./RequestIds.js"
 import { RouteFallback } from "./RouteFallback.js"
 
@@ -74,11 +75,20 @@ export const RequestMiddlewareLive: Layer.Layer<never, never, IdGenerator | Idem
       const body = yield* JsonBody
       const fallback = yield* RouteFallback
       const keys = yield* IdempotencyKeys
+      const limits = yield* RateLimits
       const middleware: HttpApiBuilder.MiddlewareFn<
-        ValidationError | IdempotencyKeyInUse | IdempotencyKeyReused | PersistenceError
-      > = (app) => ids.around(boundary(body.around(keys.around(app)), fallback))
+        ValidationError | IdempotencyKeyInUse | IdempotencyKeyReused | PersistenceError | RateLimited
+      > = (app) => ids.around(boundary(limits.around(body.around(keys.around(app))), fallback))
       return middleware
     })
   ).pipe(
-    Layer.provide(Layer.mergeAll(RequestIds.Default, JsonBody.Default, RouteFallback.Default, IdempotencyKeys.Default))
+    Layer.provide(
+      Layer.mergeAll(
+        RequestIds.Default,
+        JsonBody.Default,
+        RouteFallback.Default,
+        IdempotencyKeys.Default,
+        RateLimits.Default
+      )
+    )
   )
