@@ -73,7 +73,7 @@ const encodePage = Schema.encode(PageSchema(Customer))
 const encodeConversation = Schema.encode(Conversation)
 
 /** The principal an API token of the seeded workspace stands for. */
-const principalOf = (seeded: Seeded, organizationId: string) => ({
+export const principalOf = (seeded: Seeded, organizationId: string) => ({
   workspaceId: WorkspaceId.make(seeded.workspaceId),
   organizationId: OrganizationId.make(organizationId),
   abilities: ["external-api:write" as const],

@@ -5,9 +5,8 @@
  * (bench/results/<timestamp>.json) so two runs can be compared.
  * Benchmarks report; nothing here fails on a figure.
  */
-import { type ChildProcess, execFileSync, execSync, spawn } from "node:child_process"
+import { execSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { cpus, freemem, tmpdir, totalmem } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -22,12 +21,16 @@ import {
   type ScaleResult
 } from "./InProcess.js"
 import { load, type LoadResult } from "./Load.js"
+import { seamsPhase, seamsReport } from "./Seams.js"
 import { seed, type Seeded } from "./Seed.js"
+import { buildServers, type Running, type ServerKind, SERVERS, startServer, stopServer } from "./Servers.js"
 import { webhookPhase, webhookReport, type WebhookResult } from "./Webhooks.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, "../..")
 const quick = process.argv.includes("--quick")
+/** `--seams`: only the A/B of every speed seam against its stock part (Seams.ts). */
+const seamsOnly = process.argv.includes("--seams")
 
 const settings = quick
   ? {
@@ -37,7 +40,13 @@ const settings = quick
     scaleSizes: [10_000, 100_000],
     scaleSamples: 150,
     startupSamples: 1,
-    webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 }
+    webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 },
+    seams: {
+      rounds: 3,
+      inProcessMs: 400,
+      modelMs: 200,
+      http: { rounds: 3, warmupMs: 400, measureMs: 900, connections: 50 }
+    }
   }
   : {
     customers: 100_000,
@@ -46,7 +55,13 @@ const settings = quick
     scaleSizes: [10_000, 1_000_000],
     scaleSamples: 500,
     startupSamples: 3,
-    webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 }
+    webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 },
+    seams: {
+      rounds: 5,
+      inProcessMs: 1_000,
+      modelMs: 500,
+      http: { rounds: 3, warmupMs: 1_000, measureMs: 3_000, connections: 50 }
+    }
   }
 
 const started = performance.now()
@@ -60,100 +75,6 @@ const median = (values: ReadonlyArray<number>): number => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Child servers
-
-type ServerKind = "engine" | "raw" | "fastify" | "floor"
-/** `floor` (servers/floor.ts) is HttpApi alone, the contract's schemas and fixed answers: the platform's share. */
-const SERVERS: ReadonlyArray<ServerKind> = ["engine", "raw", "fastify", "floor"]
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const probe = createServer()
-    probe.once("error", fail)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => ok(port))
-    })
-  })
-
-interface Running {
-  readonly kind: StartKind
-  readonly port: number
-  readonly child: ChildProcess
-  /** Process start to the first `/health` 200, in ms. */
-  readonly startupMs: number
-}
-
-/**
- * Every server runs as a bundle (bench/build/servers/<kind>.mjs, built by `buildServers`), the way `pnpm start` runs
- * the engine (packages/cli/build.mjs): compiling TypeScript through tsx at start-up would dominate the start-up
- * figures and measure the loader, not the server. "serve" is `pnpm start` itself: the bundled executable.
- */
-const serverCommand = (kind: StartKind): Array<string> =>
-  kind === "serve"
-    ? [join(root, "packages/cli/dist/support-engine.mjs"), "serve"]
-    : [join(root, "bench/build/servers", `${kind}.mjs`)]
-
-/** The servers and `pnpm start`'s executable, bundled the same way (packages/cli/build.mjs). */
-const buildServers = () => {
-  const build = (args: ReadonlyArray<string>) =>
-    execFileSync(process.execPath, ["packages/cli/build.mjs", ...args], { cwd: root, stdio: "inherit" })
-  build([])
-  build(["bench/build/servers", ...SERVERS.map((kind) => `bench/src/servers/${kind}.ts`)])
-}
-
-type StartKind = ServerKind | "serve"
-
-const startServer = async (kind: StartKind, database: string): Promise<Running> => {
-  const port = await freePort()
-  const env = {
-    ...process.env,
-    BENCH_DB: database,
-    BENCH_PORT: String(port),
-    SUPPORT_DATABASE_URL: `file:${database}`,
-    SUPPORT_HOST: "127.0.0.1",
-    SUPPORT_PORT: String(port),
-    // One token sends every request: limits no run can reach, so the limiter's cost is measured, not its 429s.
-    SUPPORT_RATE_LIMIT_PER_SECOND: "1000000000",
-    SUPPORT_RATE_LIMIT_BURST: "1000000000"
-  }
-  const t0 = performance.now()
-  const child = spawn(process.execPath, serverCommand(kind), {
-    cwd: root,
-    env,
-    stdio: ["ignore", "ignore", "pipe", "ipc"]
-  })
-  let stderr = ""
-  child.stderr?.on("data", (chunk: Buffer) => {
-    if (stderr.length < 10_000) stderr += chunk.toString()
-  })
-  child.once("exit", (code, signal) => {
-    if (signal !== "SIGTERM") progress(`  ${kind} server exited (${code ?? signal}): ${stderr.slice(0, 2_000)}`)
-  })
-  const deadline = t0 + 60_000
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${kind} server exited (${child.exitCode}): ${stderr}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false)
-    if (ok) return { kind, port, child, startupMs: performance.now() - t0 }
-    await new Promise((r) => setTimeout(r, 5))
-  }
-  child.kill("SIGKILL")
-  throw new Error(`${kind} server did not answer /health within 60 s: ${stderr}`)
-}
-
-const stopServer = (server: Running) =>
-  new Promise<void>((ok) => {
-    if (server.child.exitCode !== null) return ok()
-    const timer = setTimeout(() => server.child.kill("SIGKILL"), 5_000)
-    server.child.once("exit", () => {
-      clearTimeout(timer)
-      ok()
-    })
-    server.child.kill("SIGTERM")
-  })
-
-// ---------------------------------------------------------------------------------------------------------------
 // Phases
 
 type HttpResult = Record<
@@ -164,7 +85,7 @@ type HttpResult = Record<
 const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
   const servers = [] as Array<Running>
   try {
-    for (const kind of SERVERS) servers.push(await startServer(kind, seeded.file))
+    for (const kind of SERVERS) servers.push(await startServer(kind, seeded.file, progress))
     const headers = { authorization: `Bearer ${seeded.token}`, "content-type": "application/json" }
     const ids = seeded.sampleIds
     let n = 0
@@ -232,17 +153,17 @@ const startupPhase = async (dir: string, large: Seeded | undefined): Promise<Sta
   const measure = async (kind: "engine" | "serve" | "raw", file: string) => {
     const times: Array<number> = []
     for (let i = 0; i < settings.startupSamples; i++) {
-      const server = await startServer(kind, file)
+      const server = await startServer(kind, file, progress)
       times.push(server.startupMs)
       await stopServer(server)
     }
     return times
   }
-  const firstEngine = await startServer("engine", empty)
+  const firstEngine = await startServer("engine", empty, progress)
   const migrateMs = firstEngine.startupMs
   await stopServer(firstEngine)
   // `pnpm start` on a new empty file: it migrates and bootstraps a workspace and a token (D42).
-  const fresh = await startServer("serve", join(dir, "startup-serve.db"))
+  const fresh = await startServer("serve", join(dir, "startup-serve.db"), progress)
   await stopServer(fresh)
   out["empty database (first start, migrating)"] = { engine: migrateMs, serve: fresh.startupMs, raw: Number.NaN }
   out["empty database (migrated)"] = {
@@ -377,6 +298,18 @@ const report = (results: {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** `--seams`: the A/B table of every seam, printed and written like a full run's results. */
+const seamsRun = async (seeded: Seeded, machine: Record<string, unknown>) => {
+  const seams = await seamsPhase(seeded, settings.seams, progress)
+  process.stdout.write(`\nSpeed seams against their stock parts (medians of the rounds; gain = seam over stock)\n`)
+  process.stdout.write(`${seamsReport(seams)}\n`)
+  const resultsDir = join(here, "..", "results")
+  mkdirSync(resultsDir, { recursive: true })
+  const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-seams${quick ? "-quick" : ""}.json`)
+  writeFileSync(file, JSON.stringify({ mode: quick ? "seams-quick" : "seams", machine, settings, seams }, null, 2))
+  progress(`done; results in ${file}`)
+}
+
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "support-bench-"))
   const machine = {
@@ -402,6 +335,7 @@ const main = async () => {
     buildServers()
     progress(`seed: ${settings.customers.toLocaleString("en")} customers`)
     const seeded = await seed(join(dir, "main.db"), settings.customers)
+    if (seamsOnly) return await seamsRun(seeded, machine)
 
     progress("in-process: raw statements vs Effect services vs Promise facade")
     const inProcessResult = await inProcess(seeded, settings.inProcess)

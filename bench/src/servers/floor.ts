@@ -60,7 +60,16 @@ const FloorLive = HttpApiBuilder.group(Api, "floor", (handlers) =>
       Effect.succeed({
         data: page,
         links: { first: link, last: link, prev: link, next: link },
-        meta: { current_page: 2, from: 16, last_page: 6667, path: link, per_page: 15, to: 30, total: 100_000 }
+        meta: {
+          current_page: 2,
+          from: 16,
+          last_page: 6667,
+          path: link,
+          per_page: 15,
+          to: 30,
+          total: 100_000,
+          next_cursor: null
+        }
       }))
     .handle("create", ({ payload }) =>
       Effect.succeed(

@@ -38,7 +38,7 @@ import { EventsHttpLive } from "./events/EventsHttp.js"
 import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig } from "./shared/HttpConfig.js"
-import { onIoScheduler } from "./shared/IoScheduler.js"
+import { ioSchedulerMiddleware, onIoScheduler } from "./shared/IoScheduler.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
@@ -122,15 +122,16 @@ export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError,
   EngineHost
-> = HttpApiBuilder.serve(onIoScheduler).pipe(
-  HttpMiddleware.withTracerDisabledWhen(() => true),
-  Layer.provide(HttpApiLive),
-  Layer.provide(WebhooksFromEnv),
-  Layer.provide(HttpConfig.fromEnv),
-  Layer.provide(RateLimitConfig.fromEnv),
-  Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
-  Layer.provide(Untraced)
-)
+> = Layer.unwrapEffect(Effect.map(ioSchedulerMiddleware, (middleware) =>
+  HttpApiBuilder.serve(middleware).pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(HttpApiLive),
+    Layer.provide(WebhooksFromEnv),
+    Layer.provide(HttpConfig.fromEnv),
+    Layer.provide(RateLimitConfig.fromEnv),
+    Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
+    Layer.provide(Untraced)
+  )))
 
 /**
  * The engine on `SUPPORT_DATABASE_URL` (D41), migrated when built, with its background work: the training

@@ -1,6 +1,7 @@
 export * from "./shared/Columns.js"
 export * from "./shared/Counters.js"
 export * from "./shared/Database.js"
+export { DirectStatementsSeam } from "./shared/DirectStatements.js"
 export * from "./shared/Migrations.js"
 export * from "./shared/SqlErrors.js"
 export * from "./Storage.js"

@@ -1,5 +1,5 @@
 /**
- * Spans that are made only while tracing is on.
+ * Speed seam: spans that are made only while tracing is on.
  *
  * Effect's switch for tracing is the fiber ref `FiberRef.currentTracerEnabled` (on by default; a host turns it off
  * with `Layer.setTracerEnabled(false)` or `Effect.withTracerEnabled(false)`). With it off, Effect still builds a
@@ -8,7 +8,23 @@
  * (the standalone server, the Promise facade) the engine runs with tracing off, and these calls skip that work.
  */
 import { Effect, Fiber, FiberRef, Option } from "effect"
+import { globalValue } from "effect/GlobalValue"
 import type { YieldWrap } from "effect/Utils"
+
+/**
+ * The seam's switch, read where a service defines its methods (as its layer is built): `false` makes `fn` plain
+ * `Effect.fn`, the stock part, for A/B measurements (`pnpm bench --seams`; `Layer.locallyScoped(UntracedFnSeam,
+ * false)`). A fiber ref, like Effect's own tracing switch, so it reaches every layer built after it.
+ */
+export const UntracedFnSeam: FiberRef.FiberRef<boolean> = globalValue(
+  Symbol.for("@support-engine/core/UntracedFnSeam"),
+  () => FiberRef.unsafeMake(true)
+)
+
+const seamEnabled = (): boolean => {
+  const fiber = Fiber.getCurrentFiber()
+  return Option.isNone(fiber) || fiber.value.getFiberRef(UntracedFnSeam)
+}
 
 /** Whether the current fiber traces. */
 export const enabled: Effect.Effect<boolean> = FiberRef.get(FiberRef.currentTracerEnabled)
@@ -49,6 +65,7 @@ export const fn =
   <Eff extends YieldWrap<Effect.Effect<unknown, unknown, unknown>>, AEff, Args extends Array<unknown>>(
     body: (...args: Args) => Generator<Eff, AEff, never>
   ) => {
+    if (!seamEnabled()) return Effect.fn(name)(body)
     const untraced = Effect.fnUntraced(body)
     const definedAt = callerSite()
     return (...args: Args): ReturnType<typeof untraced> => {

@@ -1,5 +1,5 @@
 /**
- * The scheduler the Node servers run requests on: fiber steps the runtime defers run in batches from
+ * Speed seam (request latency under load): the scheduler the Node servers run requests on: fiber steps the runtime defers run in batches from
  * `setImmediate`, so Node reads its sockets between batches.
  *
  * Effect's default scheduler runs deferred steps as promise microtasks, up to 2,048 drains in a row, and Node
@@ -14,9 +14,20 @@
  * with no handler, which Node then never answers.
  */
 import type { HttpApp } from "@effect/platform"
-import { Effect, Scheduler } from "effect"
+import { Effect, FiberRef, identity, Scheduler } from "effect"
+import { globalValue } from "effect/GlobalValue"
+
+/** The seam's switch, read when the server is built: `false` keeps Effect's default scheduler (A/B). */
+export const IoSchedulerSeam: FiberRef.FiberRef<boolean> = globalValue(
+  Symbol.for("@support-engine/http/IoSchedulerSeam"),
+  () => FiberRef.unsafeMake(true)
+)
 
 export const ioScheduler: Scheduler.Scheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
+
+/** `onIoScheduler`, or nothing when the seam is switched off. */
+export const ioSchedulerMiddleware: Effect.Effect<<E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R>> = Effect
+  .map(FiberRef.get(IoSchedulerSeam), (enabled) => enabled ? onIoScheduler : identity)
 
 /** Middleware: the request's fiber continues on `ioScheduler`. */
 export const onIoScheduler = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>

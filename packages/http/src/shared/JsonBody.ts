@@ -5,12 +5,12 @@
  * (RequestMiddleware.ts) as a defect carrying an `HttpFailure`.
  */
 import { type HttpApp, HttpIncomingMessage, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Effect, Inspectable, Stream } from "effect"
+import { Effect, FiberRef, Inspectable, Stream } from "effect"
 import { Readable } from "node:stream"
 import { accept, bodyOf } from "./BodyLimit.js"
 import { HttpFailure } from "./ErrorResponses.js"
 import { HttpConfig } from "./HttpConfig.js"
-import { readNode } from "./NodeBodyReader.js"
+import { NodeBodySeam, readNode } from "./NodeBodyReader.js"
 
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
@@ -35,11 +35,13 @@ const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number)
   })
 
 /** The body, at most `limit` bytes (BodyLimit.ts); a declared `Content-Length` over it fails before reading. */
-const readAtMost = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+const readAtMost = (request: HttpServerRequest.HttpServerRequest, limit: number, nodeEvents: boolean) =>
   Effect.suspend(() => {
     const declared = Number(request.headers["content-length"])
     if (Number.isFinite(declared) && declared > limit) return Effect.fail(HttpFailure.payloadTooLarge(limit))
-    return request.source instanceof Readable ? readNode(request.source, limit) : readStream(request, limit)
+    return nodeEvents && request.source instanceof Readable
+      ? readNode(request.source, limit)
+      : readStream(request, limit)
   })
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -48,8 +50,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
  * D7: an empty body reads as `{}`, so a body-less create reports its missing fields (422) and a body-less update
  * changes nothing; a non-empty one must say `application/json` (415) and parse (400).
  */
-const readJson = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<unknown, HttpFailure> =>
-  Effect.flatMap(readAtMost(request, limit), (bytes) => {
+const readJson = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number,
+  nodeEvents: boolean
+): Effect.Effect<unknown, HttpFailure> =>
+  Effect.flatMap(readAtMost(request, limit, nodeEvents), (bytes) => {
     if (bytes.length === 0) return Effect.succeed({})
     if (!isJsonMediaType(request.headers["content-type"])) return Effect.fail(HttpFailure.unsupportedMediaType)
     return Effect.try({ try: (): unknown => JSON.parse(utf8.decode(bytes)), catch: () => HttpFailure.malformedJson })
@@ -134,7 +140,9 @@ class JsonBodyRequest implements HttpServerRequest.HttpServerRequest {
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
 export class JsonBody extends Effect.Service<JsonBody>()("@support-engine/http/JsonBody", {
-  effect: Effect.map(HttpConfig, ({ maxBodyBytes }) => {
+  effect: Effect.gen(function*() {
+    const { maxBodyBytes } = yield* HttpConfig
+    const nodeEvents = yield* FiberRef.get(NodeBodySeam)
     /**
      * `app` seeing the request through `JsonBodyRequest`, read at most once. Requests whose method no endpoint
      * reads a body for skip the wrapper: it costs a cached effect and a context change on every read otherwise.
@@ -143,7 +151,7 @@ export class JsonBody extends Effect.Service<JsonBody>()("@support-engine/http/J
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         BODY_METHODS.has(request.method)
           ? Effect.flatMap(
-            Effect.cached(readJson(request, maxBodyBytes)),
+            Effect.cached(readJson(request, maxBodyBytes, nodeEvents)),
             (body) =>
               Effect.provideService(app, HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body))
           )

@@ -4,10 +4,17 @@
  * tenth of a create's CPU (docs/performance.md). Same rules as the stock reader in JsonBody.ts (BodyLimit.ts);
  * an abandoned request is destroyed, as the platform's stream does when it is abandoned.
  */
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
+import { globalValue } from "effect/GlobalValue"
 import type { Readable } from "node:stream"
 import { accept, bodyOf } from "./BodyLimit.js"
 import { HttpFailure } from "./ErrorResponses.js"
+
+/** The seam's switch, read when `JsonBody` is built: `false` reads every body through the platform (A/B). */
+export const NodeBodySeam: FiberRef.FiberRef<boolean> = globalValue(
+  Symbol.for("@support-engine/http/NodeBodySeam"),
+  () => FiberRef.unsafeMake(true)
+)
 
 /** The body of Node's request `source`, at most `limit` bytes. */
 export const readNode = (source: Readable, limit: number): Effect.Effect<Buffer, HttpFailure> =>

@@ -12,13 +12,17 @@
  * - prepared statements are kept in a plain bounded map per connection.
  * Inside a transaction every statement runs on the writer, so a transaction reads its own writes. An in-memory
  * database cannot be shared by two connections: it gets the writer alone. With tracing off, statements skip
- * `@effect/sql`'s span and scope (`directStatements`).
+ * `@effect/sql`'s span and scope (DirectStatements.ts, a seam of its own).
+ *
+ * A speed seam on public APIs (`SqlClient.make` with our own connections); the stock part it replaces is
+ * `@effect/sql-sqlite-node`, against which `pnpm bench --seams` measures it.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
-import { Context, Effect, FiberRef, Layer, Option, Scope } from "effect"
+import { Effect, FiberRef, Layer, Scope } from "effect"
+import { directStatements, DirectStatementsSeam } from "./DirectStatements.js"
 
 export interface SqliteOptions {
   /** A file path, or `:memory:`. */
@@ -183,43 +187,8 @@ export const make = (
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]]
     })
-    return directStatements(client, routed)
+    return (yield* FiberRef.get(DirectStatementsSeam)) ? directStatements(client, routed) : client
   })
-
-type Commit = (this: Statement.Statement<Record<string, unknown>>) => Effect.Effect<Rows, SqlError.SqlError>
-
-/**
- * The client, with statements that run straight on their connection while tracing is off (core's Tracing.ts):
- * the fiber's open transaction's connection, or the routed one. `@effect/sql` runs every statement inside a
- * `sql.execute` span and a scope for its connection; here those cost twice the statement itself
- * (docs/performance.md), and this client's connections need no scope. With tracing on, or under a row
- * transformer (`Statement.withTransformer`), statements take `@effect/sql`'s own path, span included; so do
- * `raw`, `values`, `unprepared` and `stream`.
- */
-const directStatements = (client: SqlClient.SqlClient, routed: Connection): SqlClient.SqlClient => {
-  const commit: Commit = function(this) {
-    return Effect.withFiberRuntime((fiber) => {
-      if (
-        fiber.getFiberRef(FiberRef.currentTracerEnabled) ||
-        Option.isSome(fiber.getFiberRef(Statement.currentTransformer))
-      ) {
-        return (Object.getPrototypeOf(this) as { readonly commit: Commit }).commit.call(this)
-      }
-      const [sql, params] = this.compile()
-      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-      const connection = Option.isSome(transaction) ? transaction.value[0] : routed
-      return connection.execute(sql, params, undefined) as Effect.Effect<Rows, SqlError.SqlError>
-    })
-  }
-  // Statements are Effects whose `commit` runs them; an own `commit` shadows the prototype's.
-  const direct = <A>(made: A): A => Effect.isEffect(made) ? Object.assign(made, { commit }) : made
-  const sql = Object.assign(
-    (strings: TemplateStringsArray, ...args: Array<unknown>) => direct(client(strings, ...args)),
-    client,
-    { unsafe: (text: string, params?: ReadonlyArray<unknown>) => direct(client.unsafe(text, params)) }
-  ) as unknown as SqlClient.SqlClient
-  return Object.assign(sql, { safe: sql })
-}
 
 /** The SQLite `SqlClient` as a layer. */
 export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>

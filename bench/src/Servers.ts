@@ -1,0 +1,109 @@
+/** The benchmark's server children: built as bundles, started on free loopback ports, stopped. */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { dirname, join, resolve } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
+
+export type ServerKind = "engine" | "raw" | "fastify" | "floor"
+/** `floor` (servers/floor.ts) is HttpApi alone, the contract's schemas and fixed answers: the platform's share. */
+export const SERVERS: ReadonlyArray<ServerKind> = ["engine", "raw", "fastify", "floor"]
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const probe = createServer()
+    probe.once("error", fail)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => ok(port))
+    })
+  })
+
+export interface Running {
+  readonly kind: StartKind
+  readonly port: number
+  readonly child: ChildProcess
+  /** Process start to the first `/health` 200, in ms. */
+  readonly startupMs: number
+}
+
+/**
+ * Every server runs as a bundle (bench/build/servers/<kind>.mjs, built by `buildServers`), the way `pnpm start` runs
+ * the engine (packages/cli/build.mjs): compiling TypeScript through tsx at start-up would dominate the start-up
+ * figures and measure the loader, not the server. "serve" is `pnpm start` itself: the bundled executable.
+ */
+const serverCommand = (kind: StartKind): Array<string> =>
+  kind === "serve"
+    ? [join(root, "packages/cli/dist/support-engine.mjs"), "serve"]
+    : [join(root, "bench/build/servers", `${kind}.mjs`)]
+
+/** The servers and `pnpm start`'s executable, bundled the same way (packages/cli/build.mjs). */
+export const buildServers = () => {
+  const build = (args: ReadonlyArray<string>) =>
+    execFileSync(process.execPath, ["packages/cli/build.mjs", ...args], { cwd: root, stdio: "inherit" })
+  build([])
+  build(["bench/build/servers", ...SERVERS.map((kind) => `bench/src/servers/${kind}.ts`)])
+}
+
+export type StartKind = ServerKind | "serve"
+
+/**
+ * Starts a server child on a free loopback port over `database` and waits for its `/health`. `env` adds to its
+ * environment (the engine server reads `BENCH_STOCK`, servers/engine.ts); `log` reports an unexpected exit.
+ */
+export const startServer = async (
+  kind: StartKind,
+  database: string,
+  log: (message: string) => void,
+  env: Record<string, string> = {}
+): Promise<Running> => {
+  const port = await freePort()
+  const childEnv = {
+    ...process.env,
+    ...env,
+    BENCH_DB: database,
+    BENCH_PORT: String(port),
+    SUPPORT_DATABASE_URL: `file:${database}`,
+    SUPPORT_HOST: "127.0.0.1",
+    SUPPORT_PORT: String(port),
+    // One token sends every request: limits no run can reach, so the limiter's cost is measured, not its 429s.
+    SUPPORT_RATE_LIMIT_PER_SECOND: "1000000000",
+    SUPPORT_RATE_LIMIT_BURST: "1000000000"
+  }
+  const t0 = performance.now()
+  const child = spawn(process.execPath, serverCommand(kind), {
+    cwd: root,
+    env: childEnv,
+    stdio: ["ignore", "ignore", "pipe", "ipc"]
+  })
+  let stderr = ""
+  child.stderr?.on("data", (chunk: Buffer) => {
+    if (stderr.length < 10_000) stderr += chunk.toString()
+  })
+  child.once("exit", (code, signal) => {
+    if (signal !== "SIGTERM") log(`  ${kind} server exited (${code ?? signal}): ${stderr.slice(0, 2_000)}`)
+  })
+  const deadline = t0 + 60_000
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${kind} server exited (${child.exitCode}): ${stderr}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false)
+    if (ok) return { kind, port, child, startupMs: performance.now() - t0 }
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`${kind} server did not answer /health within 60 s: ${stderr}`)
+}
+
+export const stopServer = (server: Running) =>
+  new Promise<void>((ok) => {
+    if (server.child.exitCode !== null) return ok()
+    const timer = setTimeout(() => server.child.kill("SIGKILL"), 5_000)
+    server.child.once("exit", () => {
+      clearTimeout(timer)
+      ok()
+    })
+    server.child.kill("SIGTERM")
+  })
