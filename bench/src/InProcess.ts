@@ -23,6 +23,7 @@ import {
 import { createSupportEngine, engineLayer } from "@support-engine/storage"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { performance } from "node:perf_hooks"
+import { pageFor } from "./Fixtures.js"
 import { percentile } from "./Load.js"
 import { openRaw } from "./RawStore.js"
 import type { Seeded } from "./Seed.js"
@@ -40,8 +41,7 @@ export interface Rate {
   readonly ops: number
 }
 
-/** Pages 1..200 in turn: the list cost the benchmark reports is the near-front pages every UI reads. */
-export const pageFor = (n: number) => (n % 200) + 1
+export { pageFor } from "./Fixtures.js"
 
 const rateOf = (ops: number, elapsed: number): Rate => ({ opsPerSecond: ops / (elapsed / 1000), ops })
 

@@ -7,6 +7,7 @@
 import { Customer, CustomerId, Principal, type PrincipalShape } from "@support-engine/core"
 import { DateTime, Effect, ManagedRuntime, Schema } from "effect"
 import { performance } from "node:perf_hooks"
+import { customerFields, operationRequests } from "./Fixtures.js"
 import { effectOps, type Operation, OPERATIONS, pageFor, principalOf } from "./InProcess.js"
 import { load, type LoadResult } from "./Load.js"
 import { openRaw } from "./RawStore.js"
@@ -47,21 +48,7 @@ const rateOf = (ms: number, op: (i: number) => void): number => {
 export const modelAB = (rounds: number, ms: number): AB => {
   class StockCustomer extends Schema.Class<StockCustomer>("StockCustomer")(Customer.fields) {}
   const at = DateTime.unsafeMake(Date.UTC(2024, 0, 1))
-  const props = (i: number) => ({
-    id: CustomerId.make(`00000000-0000-4000-8000-${String(i % 1000).padStart(12, "0")}`),
-    first_name: "First",
-    last_name: "Last",
-    email: `customer${i}@bench.example`,
-    phone: null,
-    locale: "en",
-    country: "NL",
-    company_id: null,
-    avatar_url: null,
-    first_seen_at: at,
-    last_seen_at: at,
-    created_at: at,
-    updated_at: at
-  })
+  const props = (i: number) => ({ ...customerFields(i, at), id: CustomerId.make(customerFields(i % 1000, at).id) })
   const stockRounds: Array<number> = []
   const seamedRounds: Array<number> = []
   for (let round = 0; round < rounds; round++) {
@@ -167,19 +154,7 @@ export const httpAB = async (
     for (const variant of variants) {
       servers.push(await startServer("engine", seeded.file, log, { BENCH_STOCK: variant === "all" ? "" : variant }))
     }
-    const headers = { authorization: `Bearer ${seeded.token}`, "content-type": "application/json" }
-    const ids = seeded.sampleIds
-    let n = 0
-    const requests: Record<Operation, Parameters<typeof load>[0]["request"]> = {
-      get: { method: "GET", headers, path: () => `/v1/customers/${ids[(n++ * 7919) % ids.length]}` },
-      list: { method: "GET", headers, path: () => `/v1/customers?per_page=15&page=${pageFor(n++)}` },
-      create: {
-        method: "POST",
-        headers,
-        path: () => "/v1/conversations",
-        body: () => JSON.stringify({ customer_id: ids[(n++ * 7919) % ids.length], subject: "Bench" })
-      }
-    }
+    const requests = operationRequests(seeded)
     for (let round = 0; round < settings.rounds; round++) {
       for (const op of OPERATIONS) {
         for (let k = 0; k < variants.length; k++) {

@@ -19,6 +19,7 @@ import { copyFileSync, rmSync } from "node:fs"
 import { loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { customerFields } from "./Fixtures.js"
 import type { DrainMode, DrainReport, DrainRequest } from "./WebhooksDrain.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -71,22 +72,7 @@ export interface WebhookResult {
 }
 
 /** A customer.created payload as the engine records it: the customer in its API form (D44). */
-const customerData = (i: number, at: string) =>
-  JSON.stringify({
-    id: randomUUID(),
-    first_name: `First${i}`,
-    last_name: `Last${i}`,
-    email: `customer${i}@bench.example`,
-    phone: null,
-    locale: "en",
-    country: "NL",
-    company_id: null,
-    avatar_url: null,
-    first_seen_at: at,
-    last_seen_at: at,
-    created_at: at,
-    updated_at: at
-  })
+const customerData = (i: number, at: string) => JSON.stringify({ ...customerFields(i, at), id: randomUUID() })
 
 const BASE = Date.UTC(2024, 0, 1)
 /** Deliveries per transaction in the raw loop's batched variant. */

@@ -11,12 +11,12 @@ import { cpus, freemem, tmpdir, totalmem } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { operationRequests } from "./Fixtures.js"
 import {
   inProcess,
   type InProcessResult,
   type Operation,
   OPERATIONS,
-  pageFor,
   scaleLatency,
   type ScaleResult
 } from "./InProcess.js"
@@ -86,19 +86,7 @@ const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
   const servers = [] as Array<Running>
   try {
     for (const kind of SERVERS) servers.push(await startServer(kind, seeded.file, progress))
-    const headers = { authorization: `Bearer ${seeded.token}`, "content-type": "application/json" }
-    const ids = seeded.sampleIds
-    let n = 0
-    const requests: Record<Operation, Parameters<typeof load>[0]["request"]> = {
-      get: { method: "GET", headers, path: () => `/v1/customers/${ids[(n++ * 7919) % ids.length]}` },
-      list: { method: "GET", headers, path: () => `/v1/customers?per_page=15&page=${pageFor(n++)}` },
-      create: {
-        method: "POST",
-        headers,
-        path: () => "/v1/conversations",
-        body: () => JSON.stringify({ customer_id: ids[(n++ * 7919) % ids.length], subject: "Bench" })
-      }
-    }
+    const requests = operationRequests(seeded)
     const rounds = {} as Record<Operation, Record<ServerKind, Array<LoadResult>>>
     for (const op of OPERATIONS) rounds[op] = { engine: [], raw: [], fastify: [], floor: [] }
     for (let round = 0; round < settings.http.rounds; round++) {

@@ -11,6 +11,7 @@ import { Conversation, ConversationId, CreateConversation, Customer, CustomerId 
 import { ListEnvelope, listQuery, payload } from "@support-engine/http"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
+import { customerFields } from "../Fixtures.js"
 import { ready, serverConfig } from "./Common.js"
 
 const { port } = serverConfig()
@@ -34,21 +35,7 @@ const Api = HttpApi.make("floor").add(
 
 const at = DateTime.unsafeMake(Date.UTC(2024, 0, 1))
 const customer = (i: number) =>
-  new Customer({
-    id: CustomerId.make(`00000000-0000-4000-8000-${String(i).padStart(12, "0")}`),
-    first_name: `First${i}`,
-    last_name: `Last${i}`,
-    email: `customer${i}@bench.example`,
-    phone: null,
-    locale: "en",
-    country: "NL",
-    company_id: null,
-    avatar_url: null,
-    first_seen_at: at,
-    last_seen_at: at,
-    created_at: at,
-    updated_at: at
-  })
+  new Customer({ ...customerFields(i, at), id: CustomerId.make(customerFields(i, at).id) })
 const one = customer(1)
 const page = Array.from({ length: 15 }, (_, i) => customer(i))
 const link = "http://127.0.0.1/v1/customers?per_page=15&page=2"
