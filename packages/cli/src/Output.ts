@@ -15,16 +15,16 @@ export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JS
 /**
  * Renames the request fields of a validation error to the options the user typed (`workspace_id` to
  * `--workspace`); a field without an entry becomes `--<field with dashes>`. The index of a nested key
- * (`abilities.0`) is dropped: the user typed one `--ability`, not a list.
+ * (`abilities.0`) is dropped: the user typed one `--ability`, not a list; the same message for two of them is
+ * printed once.
  */
 export const asOptions = (options: Readonly<Record<string, string>>) => (error: ValidationError): ValidationError => {
   const errors: Record<string, Array<string>> = {}
   for (const [field, messages] of Object.entries(error.errors)) {
     const root = field.split(".")[0]!
     const option = options[root] ?? `--${root.replace(/_/g, "-")}`
-    // A nullable option given a bad value also fails the `null` member: the user typed no null, so it is noise.
-    const relevant = messages.filter((message) => !message.startsWith("Expected null, actual"))
-    ;(errors[option] ??= []).push(...(relevant.length > 0 ? relevant : messages))
+    const list = (errors[option] ??= [])
+    for (const message of messages) if (!list.includes(message)) list.push(message)
   }
   return new ValidationError({ errors })
 }

@@ -160,8 +160,8 @@ describe("support-engine provisioning (D40)", () => {
           result.stderr.trim(),
           [
             "Error: invalid input.",
-            "  --workspace: Expected a Universally Unique Identifier, actual \"nope\"",
-            "  --name: Expected a string at least 1 character(s) long, actual \"\"",
+            "  --workspace: must be a UUID",
+            "  --name: must not be empty",
             "  --email: must be an email address"
           ].join("\n")
         )
@@ -180,7 +180,7 @@ describe("support-engine provisioning (D40)", () => {
           "yesterday"
         )
         assert.strictEqual(past.exitCode, 1)
-        assert.strictEqual(past.stderr.trim(), "Error: invalid input.\n  --expires-at: must be an ISO 8601 date-time")
+        assert.strictEqual(past.stderr.trim(), "Error: invalid input.\n  --expires-at: must be an RFC 3339 date-time")
 
         const ability = yield* cli(env, "token", "create", "--workspace", "x", "--name", "x", "--ability", "admin")
         assert.strictEqual(ability.exitCode, 1)
@@ -316,7 +316,7 @@ describe("support-engine provisioning (D40)", () => {
         const invalid = yield* cli(env, "webhook", "create", "--workspace", workspace.id, "--url", "x", "--events", ",")
         assert.strictEqual(invalid.exitCode, 1)
         assert.include(invalid.stderr, "--url: must be an absolute http(s) URL")
-        assert.include(invalid.stderr, "--events: Expected an array of at least 1 item(s)")
+        assert.include(invalid.stderr, "--events: must have at least 1 item")
       }).pipe(Effect.provide(NodeContext.layer)),
     TIMEOUT
   )

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { decodeRequest } from "../src/shared/Validation.js"
+import { CreateAgent, CreateConversation, CreateWebhook, UpdateAgent } from "../src/index.js"
+import { Timestamp } from "../src/shared/Timestamp.js"
+import { BoundedString, decodeRequest, Email, HttpUrl } from "../src/shared/Validation.js"
 
 const Request = Schema.Struct({
   name: Schema.optional(Schema.String.pipe(Schema.maxLength(3))),
@@ -9,8 +11,18 @@ const Request = Schema.Struct({
   nested: Schema.Struct({ count: Schema.Int })
 })
 
+const SECRET = "whsec_do-not-print-me-9f8e7d6c5b4a"
+
+/** The field errors of decoding `input` with `schema` (D13). */
+const errorsOf = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown) =>
+  Effect.map(Effect.flip(decodeRequest(schema)(input)), (error) => error.errors)
+
+/** The messages of one field given one value. */
+const messagesOf = <A, I>(field: Schema.Schema<A, I, never>, value: unknown) =>
+  Effect.map(errorsOf(Schema.Struct({ field }), { field: value }), (errors) => errors["field"])
+
 describe("decodeRequest (D13)", () => {
-  it.effect("keys are request field names, nested with dots; one tidy message list per field", () =>
+  it.effect("keys are request field names, nested with dots; one message list per field", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
         decodeRequest(Request)({
@@ -22,25 +34,147 @@ describe("decodeRequest (D13)", () => {
       )
       assert.strictEqual(error.status, 422)
       assert.strictEqual(error.message, "The given data was invalid.")
-      assert.deepStrictEqual(Object.keys(error.errors).sort(), ["channel", "ids.1", "name", "nested.count"])
-      assert.deepStrictEqual(error.errors["channel"], ["Expected \"email\" | \"chat\", actual \"sms\""])
-      for (const messages of Object.values(error.errors)) {
-        assert.strictEqual(messages.length, 1)
-        assert.isFalse(messages[0]!.startsWith("Expected undefined"))
-      }
+      assert.deepStrictEqual(error.errors, {
+        name: ["must be at most 3 characters"],
+        channel: ["must be one of: email, chat"],
+        "ids.1": ["must be a UUID"],
+        "nested.count": ["must be an integer"]
+      })
     }))
 
-  it.effect("a missing required field and a non-object body", () =>
+  it.effect("a missing required field is required; a body that is no object is keyed body", () =>
     Effect.gen(function*() {
-      const missing = yield* Effect.flip(decodeRequest(Request)({}))
-      assert.deepStrictEqual(Object.keys(missing.errors), ["nested"])
-      const notObject = yield* Effect.flip(decodeRequest(Request)([1]))
-      assert.deepStrictEqual(Object.keys(notObject.errors), ["body"])
+      assert.deepStrictEqual(yield* errorsOf(Request, {}), { nested: ["is required"] })
+      assert.deepStrictEqual(yield* errorsOf(Request, { nested: {} }), { "nested.count": ["is required"] })
+      assert.deepStrictEqual(yield* errorsOf(Request, [1]), { body: ["must be an object"] })
+      assert.deepStrictEqual(yield* errorsOf(Request, null), { body: ["must be an object"] })
     }))
 
   it.effect("unknown fields are ignored", () =>
     Effect.gen(function*() {
       const ok = yield* decodeRequest(Request)({ nested: { count: 1 }, extra: true })
       assert.deepStrictEqual(ok, { nested: { count: 1 } })
+    }))
+})
+
+describe("plain validation messages (issue 20): one per kind of rule, never the value", () => {
+  it.effect("string lengths, with thousands separated", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* messagesOf(BoundedString(2048), "x".repeat(2049)), [
+        "must be at most 2,048 characters"
+      ])
+      assert.deepStrictEqual(yield* messagesOf(BoundedString(1), "xy"), ["must be at most 1 character"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.String.pipe(Schema.minLength(1)), ""), ["must not be empty"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.String.pipe(Schema.minLength(8)), "abc"), [
+        "must be at least 8 characters"
+      ])
+    }))
+
+  it.effect("number ranges and integers", () =>
+    Effect.gen(function*() {
+      const Size = Schema.Int.pipe(Schema.between(1, 1000))
+      assert.deepStrictEqual(yield* messagesOf(Size, 5000), ["must be between 1 and 1,000"])
+      assert.deepStrictEqual(yield* messagesOf(Size, 1.5), ["must be an integer"])
+      assert.deepStrictEqual(yield* messagesOf(Size, "10"), ["must be an integer"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0)), -1), [
+        "must be at least 0"
+      ])
+      assert.deepStrictEqual(yield* messagesOf(Schema.NumberFromString.pipe(Schema.int()), "abc"), [
+        "must be an integer"
+      ])
+    }))
+
+  it.effect("literals and enums list the accepted values", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* messagesOf(Schema.Literal("email", "chat"), "sms"), ["must be one of: email, chat"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.Literal("email"), "sms"), ["must be email"])
+      const Optional = Schema.Struct({ field: Schema.optional(Schema.Literal("a", "b")) })
+      assert.deepStrictEqual(yield* errorsOf(Optional, { field: 5 }), { field: ["must be one of: a, b"] })
+    }))
+
+  it.effect("type mismatches: booleans, strings, numbers, objects, arrays", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* messagesOf(Schema.Boolean, "true"), ["must be a boolean"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.String, 5), ["must be a string"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.Number, "5"), ["must be a number"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.Struct({ a: Schema.String }), []), ["must be an object"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.Array(Schema.String), "x"), ["must be an array"])
+    }))
+
+  it.effect("null unions: the rule of the member the value matched, else the accepted types", () =>
+    Effect.gen(function*() {
+      const Url = Schema.Struct({ field: Schema.optional(Schema.NullOr(BoundedString(2048))) })
+      assert.deepStrictEqual(yield* errorsOf(Url, { field: 5 }), { field: ["must be null or a string"] })
+      assert.deepStrictEqual(yield* errorsOf(Url, { field: "x".repeat(3000) }), {
+        field: ["must be at most 2,048 characters"]
+      })
+      assert.deepStrictEqual(yield* messagesOf(Schema.NullOr(Schema.Literal("email", "chat")), 1), [
+        "must be null or one of: email, chat"
+      ])
+      assert.deepStrictEqual(yield* messagesOf(Schema.NullOr(HttpUrl), "ftp://x"), [
+        "must be an absolute http(s) URL"
+      ])
+    }))
+
+  it.effect("date-times and UUIDs", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* messagesOf(Timestamp, "not a date"), ["must be an RFC 3339 date-time"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.NullOr(Timestamp), 5), ["must be null or an RFC 3339 date-time"])
+      assert.deepStrictEqual(yield* messagesOf(Schema.UUID, "nope"), ["must be a UUID"])
+    }))
+
+  it.effect("arrays: item bounds at the array, item errors at their index", () =>
+    Effect.gen(function*() {
+      const Ids = Schema.Array(Schema.UUID).pipe(Schema.maxItems(2))
+      assert.deepStrictEqual(yield* messagesOf(Ids, ["a", "b", "c"].map(() => crypto.randomUUID())), [
+        "must have at most 2 items"
+      ])
+      assert.deepStrictEqual(yield* errorsOf(Schema.Struct({ agent_ids: Schema.optional(Ids) }), { agent_ids: [1] }), {
+        "agent_ids.0": ["must be a UUID"]
+      })
+      const NonEmpty = Schema.Struct({ field: Schema.NonEmptyArray(Schema.String) })
+      assert.deepStrictEqual(yield* errorsOf(NonEmpty, { field: [] }), { "field.0": ["must have at least 1 item"] })
+    }))
+
+  it.effect("messages a schema's author wrote are kept (filters, pattern messages)", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* messagesOf(Email, "nope"), ["must be a valid email address"])
+      const NoNul = Schema.String.pipe(Schema.filter((s) => !s.includes("\u0000") || "must not contain NUL characters"))
+      assert.deepStrictEqual(yield* messagesOf(NoNul, "a\u0000b"), ["must not contain NUL characters"])
+      assert.deepStrictEqual(yield* messagesOf(NoNul, 5), ["must be a string"])
+    }))
+
+  it.effect("the engine's requests: no schema syntax and no rejected value in any message", () =>
+    Effect.gen(function*() {
+      const all = [
+        yield* errorsOf(CreateAgent, {
+          name: SECRET.repeat(20),
+          avatar_url: SECRET.repeat(200),
+          max_messages_per_session: "5",
+          is_active: SECRET,
+          escalation_rules: [{ channel: SECRET, rule: "", escalate_to: SECRET }, SECRET],
+          prohibited_phrases: SECRET
+        }),
+        yield* errorsOf(UpdateAgent, { model: SECRET, description: null }),
+        yield* errorsOf(CreateConversation, { customer_id: SECRET, channel: SECRET, priority: 5 }),
+        yield* errorsOf(CreateWebhook, { url: SECRET, events: [] })
+      ]
+      assert.deepStrictEqual(all[0], {
+        name: ["must be at most 255 characters"],
+        avatar_url: ["must be at most 2,048 characters"],
+        max_messages_per_session: ["must be an integer"],
+        is_active: ["must be a boolean"],
+        "escalation_rules.0.channel": ["must be one of: email, chat"],
+        "escalation_rules.0.rule": ["must not be empty"],
+        "escalation_rules.0.escalate_to": ["must be a UUID"],
+        "escalation_rules.1": ["must be an object"],
+        prohibited_phrases: ["must be an array"]
+      })
+      assert.deepStrictEqual(all[1]!["description"], ["must be a string"])
+      assert.deepStrictEqual(all[2]!["customer_id"], ["must be a UUID"])
+      assert.deepStrictEqual(all[3]!["events"], ["must have at least 1 item"])
+      const text = JSON.stringify(all)
+      assert.notInclude(text, "do-not-print")
+      assert.notMatch(text, /Expected|actual|\| null|character\(s\)|maxLength|minLength|\{ .* \| filter \}/)
     }))
 })

@@ -92,7 +92,7 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
         assert.strictEqual(response.status, 422)
         assert.deepStrictEqual(response.body, {
           message: "The given data was invalid.",
-          errors: { name: ["is missing"] }
+          errors: { name: ["is required"] }
         })
       }))
 

@@ -5,23 +5,9 @@
  */
 import { Effect, ParseResult, Schema } from "effect"
 import { type FieldErrors, ValidationError } from "./Errors.js"
+import { withPlainMessages } from "./ValidationMessages.js"
 
-const EXPECTED = /^Expected (.+), actual (.+)$/s
-
-/**
- * One message list per field from a union's leaf issues: the `undefined` member every optional field carries is
- * noise to a JSON client, and "Expected a" + "Expected b" for the same value read better as "Expected a | b".
- */
-const tidy = (messages: ReadonlyArray<string>): Array<string> => {
-  const relevant = messages.filter((m) => !m.startsWith("Expected undefined, actual"))
-  const expected = relevant.map((m) => EXPECTED.exec(m)).filter((m) => m !== null)
-  const others = relevant.filter((m) => !EXPECTED.test(m))
-  if (expected.length < 2) return relevant
-  const actual = expected[0]![2]!
-  return [...others, `Expected ${[...new Set(expected.map((m) => m[1]!))].join(" | ")}, actual ${actual}`]
-}
-
-/** Longest message a field error carries: "actual <value>" would otherwise echo a megabyte-long field back. */
+/** Longest message a field error carries: a schema author's message could otherwise be of any length. */
 export const MAX_MESSAGE_LENGTH = 200
 
 const shorten = (message: string): string =>
@@ -29,23 +15,20 @@ const shorten = (message: string): string =>
 
 /**
  * The D13 field errors of decode issues (the in-process decoders' and HttpApi's alike): keyed by dotted request
- * path (`agent_ids.0`), `body` for the root, one tidy message list per field.
+ * path (`agent_ids.0`), `body` for the root, each message once. The messages are the plain ones of schemas made
+ * with `withPlainMessages` (ValidationMessages.ts); this only groups them.
  */
 export const fieldErrorsFromIssues = (
   issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
 ): FieldErrors => {
-  const raw: Record<string, Array<string>> = {}
-  for (const issue of issues) {
-    const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-    ;(raw[key] ??= []).push(issue.message)
-  }
-  const keys = Object.keys(raw)
   const out: Record<string, Array<string>> = {}
-  for (const key of keys) {
-    const messages = tidy(raw[key]!)
-    // A container whose only complaint was the optional-undefined member: its children carry the real errors.
-    if (messages.length === 0 && keys.some((k) => k.startsWith(`${key}.`))) continue
-    out[key] = (messages.length === 0 ? raw[key]! : messages).map(shorten)
+  for (const issue of issues) {
+    // An empty message is the silent `undefined` member of an optional field (ValidationMessages.ts).
+    if (issue.message === "") continue
+    const key = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
+    const messages = (out[key] ??= [])
+    const message = shorten(issue.message)
+    if (!messages.includes(message)) messages.push(message)
   }
   return out
 }
@@ -56,7 +39,7 @@ export const fieldErrors = (error: ParseResult.ParseError): FieldErrors =>
 
 /** Decodes `input` with `schema`, failing with a `ValidationError` (D13). Unknown fields are ignored. */
 export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
+  const decode = Schema.decodeUnknown(withPlainMessages(schema), { errors: "all", onExcessProperty: "ignore" })
   return (input: unknown): Effect.Effect<A, ValidationError> =>
     Effect.mapError(decode(input), (error) => new ValidationError({ errors: fieldErrors(error) }))
 }

@@ -11,11 +11,10 @@ import {
   RevisionId,
   UpdateArticle
 } from "@support-engine/core"
-import { Schema } from "effect"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
-import { idPath, payload } from "../shared/Requests.js"
+import { idPath, parameters, payload } from "../shared/Requests.js"
 
 const path = idPath(ArticleId)
 
@@ -51,7 +50,7 @@ export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
   .add(
     HttpApiEndpoint.put("putTranslation", "/kb-articles/:id/translations/:locale")
       .annotate(OpenApi.Summary, "Create or replace a translation")
-      .setPath(Schema.Struct({ id: ArticleId, locale: Locale }))
+      .setPath(parameters({ id: ArticleId, locale: Locale }))
       .setPayload(payload(PutTranslation))
       .addSuccess(Article)
       .addError(NotFoundResponse)
@@ -67,7 +66,7 @@ export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
   .add(
     HttpApiEndpoint.post("restore", "/kb-articles/:id/revisions/:revisionId/restore")
       .annotate(OpenApi.Summary, "Restore a revision")
-      .setPath(Schema.Struct({ id: ArticleId, revisionId: RevisionId }))
+      .setPath(parameters({ id: ArticleId, revisionId: RevisionId }))
       .addSuccess(Article)
       .addError(NotFoundResponse)
   )

@@ -5,6 +5,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
 import { Effect, Option, Schema, SchemaAST } from "effect"
+import { parameters } from "./Requests.js"
 
 /**
  * A query integer as OpenAPI should show it: `integer` with the bounds of its refinements. On the wire it is a
@@ -46,7 +47,7 @@ export const PageQuery = {
 
 /** Query-string schema of a list: page fields plus the list's filters, every error reported (D13). */
 export const listQuery = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct({ ...PageQuery, ...fields }).annotations({ parseOptions: { errors: "all" } })
+  parameters({ ...PageQuery, ...fields })
 
 export const Links = Schema.Struct({
   first: Schema.NullOr(Schema.String),

@@ -1,4 +1,5 @@
 /** Request schemas of the HTTP face, made from core's request classes so every limit stays defined once. */
+import { withPlainMessages } from "@support-engine/core"
 import { Option, Schema, SchemaAST } from "effect"
 
 /** A `Schema.Class` is `Transformation(struct of its fields, Declaration(instanceof the class))`. */
@@ -40,14 +41,20 @@ const plain = (ast: SchemaAST.AST): SchemaAST.AST => {
 
 /**
  * A JSON body schema from a core request class: the same fields and limits as plain data, reporting every
- * field error rather than the first (D13). Unknown fields are ignored. The class types stay the declared types:
+ * field error rather than the first, in plain words (D13). Unknown fields are ignored. The class types stay the declared types:
  * the classes carry no methods, so an instance and its plain fields are the same TypeScript type.
  */
 export const payload = <A, I>(request: Schema.Schema<A, I> & { readonly identifier: string }): Schema.Schema<A, I> =>
-  Schema.make<A, I, never>(plain(request.ast)).annotations({
-    identifier: request.identifier,
-    parseOptions: { errors: "all" }
-  })
+  withPlainMessages(
+    Schema.make<A, I, never>(plain(request.ast)).annotations({
+      identifier: request.identifier,
+      parseOptions: { errors: "all" }
+    })
+  )
+
+/** Path or query parameters, every error reported in plain words (D13, core's ValidationMessages.ts). */
+export const parameters = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
+  withPlainMessages(Schema.Struct(fields).annotations({ parseOptions: { errors: "all" } }))
 
 /** `{id}` path parameter: a UUID, or a 422 keyed `id` (D13). */
-export const idPath = <A, I extends string>(id: Schema.Schema<A, I>) => Schema.Struct({ id })
+export const idPath = <A, I extends string>(id: Schema.Schema<A, I>) => parameters({ id })

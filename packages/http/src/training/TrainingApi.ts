@@ -22,7 +22,7 @@ import {
   UrlDiscoveryRequiredResponse
 } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
-import { idPath, payload } from "../shared/Requests.js"
+import { idPath, parameters, payload } from "../shared/Requests.js"
 
 const path = idPath(TrainingDataId)
 
@@ -55,7 +55,7 @@ export class TrainingApi extends HttpApiGroup.make("training")
   .add(
     HttpApiEndpoint.get("urlExists", "/training-data/url/exists")
       .annotate(OpenApi.Summary, "Check whether a training URL exists")
-      .setUrlParams(Schema.Struct(UrlExistsQuery.fields).annotations({ parseOptions: { errors: "all" } }))
+      .setUrlParams(parameters(UrlExistsQuery.fields))
       .addSuccess(UrlExists)
   )
   .add(

@@ -11,11 +11,10 @@ import {
   WebhookId,
   WebhookWithSecret
 } from "@support-engine/core"
-import { Schema } from "effect"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
-import { idPath, payload } from "../shared/Requests.js"
+import { idPath, parameters, payload } from "../shared/Requests.js"
 
 const path = idPath(WebhookId)
 
@@ -80,7 +79,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("redeliver", "/webhooks/:id/deliveries/:deliveryId/redeliver")
       .annotate(OpenApi.Summary, "Redeliver a delivery")
-      .setPath(Schema.Struct({ id: WebhookId, deliveryId: DeliveryId }))
+      .setPath(parameters({ id: WebhookId, deliveryId: DeliveryId }))
       .addSuccess(WebhookDelivery)
       .addError(NotFoundResponse)
   )
