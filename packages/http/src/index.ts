@@ -1,5 +1,7 @@
 export * from "./Api.js"
 export * from "./Client.js"
+export { createConversation } from "./conversations/ConversationsApi.js"
+export { getCustomer, listCustomers } from "./customers/CustomersApi.js"
 export * from "./Docs.js"
 export * from "./Server.js"
 export * from "./shared/Authentication.js"

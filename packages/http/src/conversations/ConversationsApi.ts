@@ -20,15 +20,16 @@ import { idPath, payload } from "../shared/Requests.js"
 const path = idPath(ConversationId)
 const { assignee_id, channel, customer_id, priority, status } = ListConversations.fields
 
+/** `POST /conversations`; exported so the bench's floor server serves the same endpoint. */
+export const createConversation = HttpApiEndpoint.post("create", "/conversations")
+  .annotate(OpenApi.Summary, "Create a conversation")
+  .setPayload(payload(CreateConversation))
+  .addSuccess(Conversation, { status: 201 })
+  .addError(InvalidAssigneeResponse)
+  .addError(InvalidAssigneeTypeResponse)
+
 export class ConversationsApi extends HttpApiGroup.make("conversations")
-  .add(
-    HttpApiEndpoint.post("create", "/conversations")
-      .annotate(OpenApi.Summary, "Create a conversation")
-      .setPayload(payload(CreateConversation))
-      .addSuccess(Conversation, { status: 201 })
-      .addError(InvalidAssigneeResponse)
-      .addError(InvalidAssigneeTypeResponse)
-  )
+  .add(createConversation)
   .add(
     HttpApiEndpoint.get("list", "/conversations")
       .annotate(OpenApi.Summary, "List conversations")

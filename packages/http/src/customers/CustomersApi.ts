@@ -8,6 +8,19 @@ import { idPath, payload } from "../shared/Requests.js"
 
 const path = idPath(CustomerId)
 
+/** `GET /customers`; exported so the bench's floor server serves the same endpoint. */
+export const listCustomers = HttpApiEndpoint.get("list", "/customers")
+  .annotate(OpenApi.Summary, "List customers")
+  .setUrlParams(listQuery({ email: ListCustomers.fields.email, company_id: ListCustomers.fields.company_id }))
+  .addSuccess(ListEnvelope(Customer, "CustomerList"))
+
+/** `GET /customers/{id}`; exported so the bench's floor server serves the same endpoint. */
+export const getCustomer = HttpApiEndpoint.get("get", "/customers/:id")
+  .annotate(OpenApi.Summary, "Get a customer")
+  .setPath(path)
+  .addSuccess(Customer)
+  .addError(NotFoundResponse)
+
 export class CustomersApi extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/customers")
@@ -15,19 +28,8 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       .setPayload(payload(CreateCustomer))
       .addSuccess(Customer, { status: 201 })
   )
-  .add(
-    HttpApiEndpoint.get("list", "/customers")
-      .annotate(OpenApi.Summary, "List customers")
-      .setUrlParams(listQuery({ email: ListCustomers.fields.email, company_id: ListCustomers.fields.company_id }))
-      .addSuccess(ListEnvelope(Customer, "CustomerList"))
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/customers/:id")
-      .annotate(OpenApi.Summary, "Get a customer")
-      .setPath(path)
-      .addSuccess(Customer)
-      .addError(NotFoundResponse)
-  )
+  .add(listCustomers)
+  .add(getCustomer)
   .add(
     HttpApiEndpoint.put("update", "/customers/:id")
       .annotate(OpenApi.Summary, "Update a customer")
