@@ -1,6 +1,7 @@
 /**
  * What every request goes through around the router, in this order: its id (RequestIds.ts), the boundary below,
- * the JSON body rules (JsonBody.ts). The boundary turns every outcome HttpApi would not render into a response:
+ * the rate limit (RateLimits.ts), the JSON body rules (JsonBody.ts), idempotency keys (IdempotencyKeys.ts). The
+ * boundary turns every outcome HttpApi would not render into a response:
  * HttpApi's decode failures become D13 validation errors, unmatched routes 404/405 (RouteFallback.ts), D7
  * failures their status, and defects a bare 500 that is logged with the request id (D12). Core errors pass
  * through untouched: HttpApi renders them with their schemas from ErrorResponses.ts.
