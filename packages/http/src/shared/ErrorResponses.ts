@@ -42,6 +42,29 @@ export interface EnvelopeError<A extends { readonly message: string }, I, C exte
 }
 
 /**
+ * The wire form of a core error class: `body` with the class's status (for the server and the OpenAPI document),
+ * decoded back to the class (for the typed client).
+ */
+const errorBody = <A, I, B, BI>(
+  target: Schema.Schema<A, I> & { readonly status: number },
+  body: Schema.Schema<B, BI>,
+  options: {
+    readonly identifier: string
+    readonly description: string
+    readonly decode: (body: B) => A
+    readonly encode: (error: A) => B
+  }
+) =>
+  Schema.transform(body, Schema.typeSchema(target), {
+    strict: true,
+    decode: options.decode,
+    encode: options.encode
+  }).annotations({
+    identifier: options.identifier,
+    ...HttpApiSchema.annotations({ status: target.status, description: options.description })
+  })
+
+/**
  * The class's errors as `{"error": message, "code": CODE, "errors": null}` with its status, decoded back to the
  * class when the code is its own. `description` says when it happens, for the OpenAPI document.
  */
@@ -49,17 +72,11 @@ export const envelope = <A extends { readonly message: string }, I, C extends st
   target: EnvelopeError<A, I, C>,
   description: string
 ) =>
-  Schema.transform(
-    Schema.Struct({ error: Schema.String, code: Schema.Literal(target.code), errors: Schema.Null }),
-    Schema.typeSchema(target),
-    {
-      strict: true,
-      decode: (body) => new target({ message: body.error }),
-      encode: (error) => ({ error: error.message, code: target.code, errors: null })
-    }
-  ).annotations({
+  errorBody(target, Schema.Struct({ error: Schema.String, code: Schema.Literal(target.code), errors: Schema.Null }), {
     identifier: target.identifier,
-    ...HttpApiSchema.annotations({ status: target.status, description })
+    description,
+    decode: (body) => new target({ message: body.error }),
+    encode: (error) => ({ error: error.message, code: target.code, errors: null })
   })
 
 /** 401 UNAUTHENTICATED (D12). */
@@ -137,50 +154,41 @@ export const IdempotencyKeyInUseResponse = envelope(
  * 500 with code null (D12): the database failed. The `reason` stays in the server's logs; a client decodes
  * the body to a `PersistenceError` with a generic reason.
  */
-export const PersistenceErrorResponse = Schema.transform(
+export const PersistenceErrorResponse = errorBody(
+  PersistenceError,
   Schema.Struct({ error: Schema.String, code: Schema.Literal(PersistenceError.code), errors: Schema.Null }),
-  Schema.typeSchema(PersistenceError),
   {
-    strict: true,
+    identifier: "InternalServerError",
+    description: "Internal server error",
     decode: () =>
       new PersistenceError({ reason: `The server answered ${PersistenceError.status} ${INTERNAL_ERROR_MESSAGE}` }),
     encode: (error) => ({ error: error.message, code: error.code, errors: null })
   }
-).annotations({
-  identifier: "InternalServerError",
-  ...HttpApiSchema.annotations({ status: PersistenceError.status, description: "Internal server error" })
-})
+)
 
 /** 422 `{"message", "errors": {field: [messages]}}` for body, query and path failures (D13). */
-export const ValidationErrorResponse = Schema.transform(
+export const ValidationErrorResponse = errorBody(
+  ValidationError,
   Schema.Struct({ message: Schema.Literal(ValidationError.summary), errors: FieldErrors }),
-  Schema.typeSchema(ValidationError),
   {
-    strict: true,
+    identifier: "ValidationFailed",
+    description: "Validation failed (field names as in the request)",
     decode: (body) => new ValidationError({ errors: body.errors }),
     encode: (error) => ({ message: ValidationError.summary, errors: error.errors })
   }
-).annotations({
-  identifier: "ValidationFailed",
-  ...HttpApiSchema.annotations({
-    status: ValidationError.status,
-    description: "Validation failed (field names as in the request)"
-  })
-})
+)
 
 /** 422 `{"success": false, "message"}`: a business-state failure, not retryable until state changes (D14). */
-export const BusinessStateErrorResponse = Schema.transform(
+export const BusinessStateErrorResponse = errorBody(
+  BusinessStateError,
   Schema.Struct({ success: Schema.Literal(false), message: Schema.String }),
-  Schema.typeSchema(BusinessStateError),
   {
-    strict: true,
+    identifier: "BusinessStateFailed",
+    description: "Business-state failure",
     decode: (body) => new BusinessStateError({ message: body.message }),
     encode: (error) => ({ success: false as const, message: error.message })
   }
-).annotations({
-  identifier: "BusinessStateFailed",
-  ...HttpApiSchema.annotations({ status: BusinessStateError.status, description: "Business-state failure" })
-})
+)
 
 /** HttpApi's own decode errors render exactly as the in-process decoders' (D13): one implementation, in core. */
 export { fieldErrorsFromIssues, MAX_MESSAGE_LENGTH } from "@support-engine/core"
