@@ -70,9 +70,15 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       Request: Schema.Array(ArticleId),
       Result: TranslationRow,
       execute: (ids) =>
-        sql`SELECT * FROM kb_article_translations WHERE ${sql.in("article_id", ids)} ORDER BY created_at, locale`
+        sql`SELECT * FROM kb_article_translations WHERE ${
+          sql.in("article_id", ids)
+        } ORDER BY created_at, position, locale`
     })
-    /** Article rows to articles, with their translations read in one query for the whole page. */
+    /**
+     * Article rows to articles, with their translations read in one query for the whole page: in creation order,
+     * those created by one request in the request's order (`position`, migration 0019), as the create answer lists
+     * them (issue 20).
+     */
     const withTranslations = (rows: ReadonlyArray<typeof ArticleRow.Type>) =>
       rows.length === 0
         ? Effect.succeed([])
@@ -139,8 +145,9 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             AND article_id = ${r.article_id}`
     })
 
-    const translationRow = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) => ({
+    const translationRow = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation, position: number) => ({
       article_id: articleId,
+      position,
       workspace_id: workspaceId,
       locale: t.locale,
       title: t.title,
@@ -163,11 +170,23 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         () => Effect.fail(new TranslationConflict({ locale: t.locale, slug: t.slug }))
       )
 
-    const insertTranslation = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) =>
-      sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t))}`.pipe(
+    const insertAt = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation, position: number) =>
+      sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t, position))}`.pipe(
         Effect.asVoid,
         orUnique,
         conflict(t)
+      )
+    const nextPosition = RowSchema.single({
+      Request: ArticleId,
+      Result: Schema.Struct({ next: DbInt }),
+      execute: (articleId) =>
+        sql`SELECT COALESCE(MAX(position) + 1, 0) AS next FROM kb_article_translations WHERE article_id = ${articleId}`
+    })
+    /** A translation added later goes after the article's others (the caller holds the article's row lock). */
+    const insertTranslation = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation) =>
+      nextPosition(articleId).pipe(
+        mapSqlError,
+        Effect.flatMap(({ next }) => insertAt(workspaceId, articleId, t, next))
       )
 
     return ArticleRepo.of({
@@ -177,7 +196,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`.pipe(
           mapSqlError,
           // One statement per translation, so a conflict names the translation that hit it.
-          Effect.zipRight(Effect.forEach(a.translations, (t) => insertTranslation(workspaceId, a.id, t))),
+          Effect.zipRight(Effect.forEach(a.translations, (t, i) => insertAt(workspaceId, a.id, t, i))),
           Effect.zipRight(counters.add(workspaceId, COUNTER, 1))
         ),
       findById: (workspaceId, id) =>

@@ -14,6 +14,7 @@ import knowledgeBase from "../migrations/0006_knowledge_base.js"
 import webhooks from "../migrations/0007_webhooks.js"
 import syncOrder from "../migrations/0013_sync_order.js"
 import idempotencyKeys from "../migrations/0014_idempotency_keys.js"
+import oneSerialisation from "../migrations/0019_one_serialisation.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -24,7 +25,8 @@ export const migrations = {
   "0006_knowledge_base": knowledgeBase,
   "0007_webhooks": webhooks,
   "0013_sync_order": syncOrder,
-  "0014_idempotency_keys": idempotencyKeys
+  "0014_idempotency_keys": idempotencyKeys,
+  "0019_one_serialisation": oneSerialisation
 }
 
 /** Runs every pending migration; returns what ran. */

@@ -10,6 +10,7 @@ import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
+import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
 import { trainingSuite } from "./TrainingSuite.js"
 import { webhooksSuite } from "./WebhooksSuite.js"
@@ -27,6 +28,7 @@ export const conformance = (adapter: Adapter): void => {
   cursorsSuite(adapter)
   preconditionsSuite(adapter)
   idempotencySuite(adapter)
+  serialisationSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }
