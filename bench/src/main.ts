@@ -22,6 +22,7 @@ import {
 } from "./InProcess.js"
 import { load, type LoadResult } from "./Load.js"
 import { seamsPhase, seamsReport } from "./Seams.js"
+import { type SearchLatency, searchLatency } from "./Search.js"
 import { seed, type Seeded } from "./Seed.js"
 import { buildServers, type Running, type ServerKind, SERVERS, startServer, stopServer } from "./Servers.js"
 import { webhookPhase, webhookReport, type WebhookResult } from "./Webhooks.js"
@@ -31,6 +32,8 @@ const root = resolve(here, "../..")
 const quick = process.argv.includes("--quick")
 /** `--seams`: only the A/B of every speed seam against its stock part (Seams.ts). */
 const seamsOnly = process.argv.includes("--seams")
+/** `--search`: only the search-at-scale phase (its seeds take minutes at 1,000,000 rows). */
+const searchOnly = process.argv.includes("--search")
 
 const settings = quick
   ? {
@@ -38,6 +41,7 @@ const settings = quick
     inProcess: { ms: 600, maxOps: 200_000 },
     http: { rounds: 3, warmupMs: 400, measureMs: 900, connections: 50 },
     scaleSizes: [10_000, 100_000],
+    searchSizes: [10_000, 100_000],
     scaleSamples: 150,
     startupSamples: 1,
     webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 },
@@ -53,6 +57,7 @@ const settings = quick
     inProcess: { ms: 2_500, maxOps: 1_000_000 },
     http: { rounds: 3, warmupMs: 2_000, measureMs: 5_000, connections: 50 },
     scaleSizes: [10_000, 1_000_000],
+    searchSizes: [100_000, 1_000_000],
     scaleSamples: 500,
     startupSamples: 3,
     webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 },
@@ -319,6 +324,11 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (searchOnly) {
+      const search = await searchPhase(dir)
+      process.stdout.write(`\n${searchReport(search)}\n`)
+      return
+    }
     progress("build: the servers and pnpm start's executable, bundled with esbuild")
     buildServers()
     progress(`seed: ${settings.customers.toLocaleString("en")} customers`)
@@ -346,6 +356,8 @@ const main = async () => {
       largest = s
     }
 
+    const search = await searchPhase(dir)
+
     progress("start-up: empty database and the largest scale database")
     const startup = await startupPhase(dir, largest)
 
@@ -358,8 +370,8 @@ const main = async () => {
       progress(`webhooks: not measured: ${webhooks}`)
     }
 
-    const results = { inProcess: inProcessResult, http, scale, startup, webhooks }
-    const text = report(results)
+    const results = { inProcess: inProcessResult, http, scale, search, startup, webhooks }
+    const text = `${report(results)}\n\n${searchReport(search)}`
     process.stdout.write(`\n${text}\n`)
     const resultsDir = join(here, "..", "results")
     mkdirSync(resultsDir, { recursive: true })
@@ -376,6 +388,30 @@ const main = async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** Seeds each search size and measures a selective search on it (Search.ts). */
+async function searchPhase(dir: string): Promise<ReadonlyArray<SearchLatency>> {
+  const results: Array<SearchLatency> = []
+  for (const size of settings.searchSizes) {
+    progress(`search: seed ${size.toLocaleString("en")} customers (the text index is kept as they are inserted)`)
+    const s = await seed(join(dir, `search-${size}.db`), size)
+    progress(`search: selective q at ${size.toLocaleString("en")} customers`)
+    results.push(await searchLatency(s, settings.scaleSamples))
+    rmSync(s.file, { force: true })
+  }
+  return results
+}
+
+function searchReport(results: ReadonlyArray<SearchLatency>): string {
+  const lines = results.map((r) =>
+    `  ${r.rows.toLocaleString("en").padStart(10)} rows: p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms ` +
+    `(${r.matches} matches)`
+  )
+  const first = results[0]
+  const last = results[results.length - 1]
+  const ratio = first !== undefined && last !== undefined ? (last.p50 / first.p50).toFixed(2) : "n/a"
+  return `Selective search (q on customers, in process):\n${lines.join("\n")}\n  ratio largest/smallest p50: ${ratio}x`
 }
 
 await main()

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { AgentId, ConversationId, CustomerId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
+import { SearchText } from "../shared/TextSearch.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString } from "../shared/Validation.js"
 
@@ -65,7 +66,9 @@ export class ListConversations extends Model.Class<ListConversations>("ListConve
   priority: Schema.optional(ConversationPriority),
   channel: Schema.optional(ConversationChannel),
   customer_id: Schema.optional(CustomerId),
-  assignee_id: Schema.optional(Schema.UUID)
+  assignee_id: Schema.optional(Schema.UUID),
+  /** Search the subject and every message's content (D52): every word as a prefix, best match first. */
+  q: Schema.optional(SearchText)
 }) {}
 
 /** The exact `conversation.created` data of the specification (D35): `title` is the subject. */

@@ -12,6 +12,8 @@ export interface ConversationFilter {
   readonly channel?: Conversation["channel"] | undefined
   readonly customer_id?: CustomerId | undefined
   readonly assignee_id?: string | undefined
+  /** Search words: conversations whose subject or a message matches, best first (D52). */
+  readonly terms?: ReadonlyArray<string> | undefined
 }
 
 export class ConversationRepo extends Context.Tag("@support-engine/core/ConversationRepo")<ConversationRepo, {

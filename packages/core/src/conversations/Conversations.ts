@@ -13,6 +13,7 @@ import { AgentId, ConversationId, UserId, type WorkspaceId } from "../shared/Ids
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
+import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -217,13 +218,14 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
 
     const list = Tracing.fn("Conversations.list")(function*(query: ListConversations) {
       const principal = yield* canRead
-      const plan = yield* planList(query)
+      const plan = yield* planList(query, { ranked: query.q !== undefined })
       const { items, total } = yield* repo.list(principal.workspaceId, {
         status: query.status,
         priority: query.priority,
         channel: query.channel,
         customer_id: query.customer_id,
-        assignee_id: query.assignee_id
+        assignee_id: query.assignee_id,
+        terms: query.q === undefined ? undefined : yield* searchTerms(query.q)
       }, plan.slice)
       return plan.page(items, total, timestampsKey)
     })

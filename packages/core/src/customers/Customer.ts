@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { CompanyId, CustomerId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
+import { SearchText } from "../shared/TextSearch.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString, Email } from "../shared/Validation.js"
 
@@ -43,7 +44,9 @@ export class UpdateCustomer extends Model.Class<UpdateCustomer>("UpdateCustomer"
 export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
   ...PageRequest.fields,
   email: Schema.optional(BoundedString(255)),
-  company_id: Schema.optional(CompanyId)
+  company_id: Schema.optional(CompanyId),
+  /** Search names, email and phone (D52): every word as a prefix, case-insensitive, best match first. */
+  q: Schema.optional(SearchText)
 }) {}
 
 /** Emails are unique per workspace regardless of case (D24). */

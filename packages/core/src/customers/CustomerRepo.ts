@@ -8,6 +8,8 @@ import type { Customer } from "./Customer.js"
 export interface CustomerFilter {
   readonly email?: string | undefined
   readonly company_id?: CompanyId | undefined
+  /** Search words (`searchTerms`): matches only, best first (D52). */
+  readonly terms?: ReadonlyArray<string> | undefined
 }
 
 export class CustomerRepo extends Context.Tag("@support-engine/core/CustomerRepo")<CustomerRepo, {

@@ -11,6 +11,7 @@ import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
+import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -127,10 +128,11 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
 
     const list = Tracing.fn("Customers.list")(function*(query: ListCustomers) {
       const principal = yield* canRead
-      const plan = yield* planList(query)
+      const plan = yield* planList(query, { ranked: query.q !== undefined })
       const filter = {
         email: query.email === undefined ? undefined : normalizeEmail(query.email),
-        company_id: query.company_id
+        company_id: query.company_id,
+        terms: query.q === undefined ? undefined : yield* searchTerms(query.q)
       }
       const { items, total } = yield* repo.list(principal.workspaceId, filter, plan.slice)
       return plan.page(items, total, timestampsKey)

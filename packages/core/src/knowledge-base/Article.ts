@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { ArticleCategoryId, ArticleId, RevisionId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
+import { SearchText } from "../shared/TextSearch.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
 
@@ -99,7 +100,9 @@ export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation"
 
 export class ListArticles extends Model.Class<ListArticles>("ListArticles")({
   ...PageRequest.fields,
-  status: Schema.optional(ArticleStatus)
+  status: Schema.optional(ArticleStatus),
+  /** Search the title, excerpt and content of every translation (D52): every word as a prefix, best first. */
+  q: Schema.optional(SearchText)
 }) {}
 
 export class ListRevisions extends Model.Class<ListRevisions>("ListRevisions")({

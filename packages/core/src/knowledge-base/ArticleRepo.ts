@@ -48,7 +48,11 @@ export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")
   /** Newest first (`created_at` desc, `id` desc, D18); unfiltered `total` from the workspace counter. */
   readonly list: (
     workspaceId: WorkspaceId,
-    filter: { readonly status?: typeof ArticleStatus.Type | undefined },
+    filter: {
+      readonly status?: typeof ArticleStatus.Type | undefined
+      /** Search words: articles with a matching translation, best first (D52). */
+      readonly terms?: ReadonlyArray<string> | undefined
+    },
     slice: SliceRequest
   ) => Effect.Effect<Slice<Article>, PersistenceError>
   /** Slugs of the workspace's translations in `locale` that are `base` or `base-N`, other than `except`'s. */

@@ -10,6 +10,7 @@ import { ArticleId, RevisionId, type WorkspaceId } from "../shared/Ids.js"
 import { immutableKey, planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
+import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -256,8 +257,9 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
 
     const list = Tracing.fn("KnowledgeBase.list")(function*(query: ListArticles) {
       const principal = yield* canRead
-      const plan = yield* planList(query)
-      const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status }, plan.slice)
+      const plan = yield* planList(query, { ranked: query.q !== undefined })
+      const terms = query.q === undefined ? undefined : yield* searchTerms(query.q)
+      const { items, total } = yield* repo.list(principal.workspaceId, { status: query.status, terms }, plan.slice)
       return plan.page(items, total, timestampsKey)
     })
 

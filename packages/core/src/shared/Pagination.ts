@@ -78,10 +78,24 @@ const pageWithKeyset = (other: string) =>
   ValidationError.field("page", `The page field cannot be combined with ${other}; continue with cursor.`)
 const wrongOrder = ValidationError.field("cursor", "The cursor belongs to a listing in another order.")
 
-/** Checks the mode of a list request and plans its read (D16, D52). */
-export const planList = (request: PageFields): Effect.Effect<ListPlan, ValidationError> =>
+const rankedWithKeyset = ValidationError.field(
+  "q",
+  "The q field cannot be combined with cursor or updated_since; search results are paged by page number."
+)
+
+/**
+ * Checks the mode of a list request and plans its read (D16, D52). A `ranked` list (a search, `q`) is ordered by
+ * relevance, which has no keyset: it takes page numbers only and answers no cursor.
+ */
+export const planList = (
+  request: PageFields,
+  options: { readonly ranked?: boolean } = {}
+): Effect.Effect<ListPlan, ValidationError> =>
   Effect.gen(function*() {
     const perPage = request.per_page
+    if (options.ranked === true && (request.cursor !== undefined || request.updated_since !== undefined)) {
+      return yield* rankedWithKeyset
+    }
     if (request.cursor !== undefined && request.page !== undefined) return yield* pageWithKeyset("cursor")
     if (request.updated_since !== undefined && request.page !== undefined) {
       return yield* pageWithKeyset("updated_since")
@@ -101,7 +115,7 @@ export const planList = (request: PageFields): Effect.Effect<ListPlan, Validatio
       count: !keyset
     }
     const next = <A>(rows: ReadonlyArray<A>, key: (a: A) => SortKey): string | null => {
-      if (rows.length <= perPage) return null
+      if (rows.length <= perPage || options.ranked === true) return null
       const last = key(rows[perPage - 1] as A)
       return encodeCursor({ order, at: order === "newest" ? last.newest : last.updated, id: last.id })
     }

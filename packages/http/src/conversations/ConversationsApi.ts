@@ -18,7 +18,7 @@ import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, payload } from "../shared/Requests.js"
 
 const path = idPath(ConversationId)
-const { assignee_id, channel, customer_id, priority, status } = ListConversations.fields
+const { assignee_id, channel, customer_id, priority, q, status } = ListConversations.fields
 
 /** `POST /conversations`; exported so the bench's floor server serves the same endpoint. */
 export const createConversation = HttpApiEndpoint.post("create", "/conversations")
@@ -33,7 +33,7 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
   .add(
     HttpApiEndpoint.get("list", "/conversations")
       .annotate(OpenApi.Summary, "List conversations")
-      .setUrlParams(listQuery({ status, priority, channel, customer_id, assignee_id }))
+      .setUrlParams(listQuery({ status, priority, channel, customer_id, assignee_id, q }))
       .addSuccess(ListEnvelope(Conversation, "ConversationList"))
   )
   .add(

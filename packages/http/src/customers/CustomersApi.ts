@@ -11,7 +11,13 @@ const path = idPath(CustomerId)
 /** `GET /customers`; exported so the bench's floor server serves the same endpoint. */
 export const listCustomers = HttpApiEndpoint.get("list", "/customers")
   .annotate(OpenApi.Summary, "List customers")
-  .setUrlParams(listQuery({ email: ListCustomers.fields.email, company_id: ListCustomers.fields.company_id }))
+  .setUrlParams(
+    listQuery({
+      email: ListCustomers.fields.email,
+      company_id: ListCustomers.fields.company_id,
+      q: ListCustomers.fields.q
+    })
+  )
   .addSuccess(ListEnvelope(Customer, "CustomerList"))
 
 /** `GET /customers/{id}`; exported so the bench's floor server serves the same endpoint. */

@@ -28,7 +28,7 @@ export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
   .add(
     HttpApiEndpoint.get("list", "/kb-articles")
       .annotate(OpenApi.Summary, "List articles")
-      .setUrlParams(listQuery({ status: ListArticles.fields.status }))
+      .setUrlParams(listQuery({ status: ListArticles.fields.status, q: ListArticles.fields.q }))
       .addSuccess(ListEnvelope(Article, "ArticleList"))
   )
   .add(

@@ -22,6 +22,7 @@ import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
+import { matchExpression } from "../shared/TextSearch.js"
 
 const ConversationRow = Schema.Struct({
   id: ConversationId,
@@ -120,6 +121,49 @@ export const SqlConversationRepoLive: Layer.Layer<
       sql`SELECT COUNT(*) AS total FROM conversations
           WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
   })
+  // Search (D52): conversations whose subject or any message matches (migration 0015), best match first. Scores
+  // are comparable within a dialect only: bm25 (lower is better) on SQLite, negated ts_rank on PostgreSQL.
+  const SearchRequest = Schema.Struct({ ...ConversationFilter.fields, match: Schema.String })
+  const hits = (match: string) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        sql`SELECT s.id AS conversation_id, -ts_rank(s.document, to_tsquery('simple', ${match})) AS score
+            FROM conversation_text_search s WHERE s.document @@ to_tsquery('simple', ${match})
+            UNION ALL
+            SELECT s.conversation_id, -ts_rank(s.document, to_tsquery('simple', ${match}))
+            FROM message_text_search s WHERE s.document @@ to_tsquery('simple', ${match})`,
+      orElse: () =>
+        sql`SELECT k.id AS conversation_id, bm25(conversation_text_search) AS score FROM conversation_text_search
+            JOIN conversation_text_search_keys k ON k.search_rowid = conversation_text_search.rowid
+            WHERE conversation_text_search MATCH ${match}
+            UNION ALL
+            SELECT k.conversation_id, bm25(message_text_search) FROM message_text_search
+            JOIN message_text_search_keys k ON k.search_rowid = message_text_search.rowid
+            WHERE message_text_search MATCH ${match}`
+    })
+  const searchBody = ({ match, workspace_id, ...filters }: typeof SearchRequest.Encoded) =>
+    sql`(SELECT conversation_id, MIN(score) AS score FROM (${hits(match)}) hits GROUP BY conversation_id) best
+        JOIN conversations c ON c.id = best.conversation_id
+        WHERE ${
+      sql.and([
+        sql`c.workspace_id = ${workspace_id}`,
+        ...Object.entries(filters).flatMap(([column, value]) =>
+          value === undefined ? [] : [sql`${sql.literal(`c.${column}`)} = ${value}`]
+        )
+      ])
+    }`
+  const searchPage = RowSchema.findAll({
+    Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
+    Result: ConversationRow,
+    execute: ({ limit, offset, ...request }) =>
+      sql`SELECT c.* FROM ${searchBody(request)}
+          ORDER BY best.score, c.created_at DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}`
+  })
+  const searchCount = RowSchema.single({
+    Request: SearchRequest,
+    Result: Schema.Struct({ total: DbInt }),
+    execute: (request) => sql`SELECT COUNT(*) AS total FROM ${searchBody(request)}`
+  })
   const messagePage = RowSchema.findAll({
     Request: Schema.Struct({ ...MessageFilter.fields, ...WindowFields }),
     Result: MessageRow,
@@ -168,8 +212,18 @@ export const SqlConversationRepoLive: Layer.Layer<
         yield* counters.add(workspaceId, CONVERSATIONS, -1)
         return true
       }),
-    list: (workspaceId, filter, slice) =>
-      Effect.all({
+    list: (workspaceId, { terms, ...filter }, slice) => {
+      if (terms !== undefined) {
+        const search = { workspace_id: workspaceId, ...filter, match: matchExpression(sql, terms) }
+        return Effect.all({
+          items: searchPage({ ...search, limit: slice.limit, offset: slice.offset }).pipe(
+            Effect.map((rows) => rows.map(toConversation)),
+            mapSqlError
+          ),
+          total: searchCount(search).pipe(Effect.map((r) => r.total), mapSqlError)
+        })
+      }
+      return Effect.all({
         items: conversationPage({ workspace_id: workspaceId, ...filter, ...windowOf(slice) }).pipe(
           Effect.map((rows) => rows.map(toConversation)),
           mapSqlError
@@ -181,6 +235,7 @@ export const SqlConversationRepoLive: Layer.Layer<
             : counters.get(workspaceId, CONVERSATIONS)
         )
       })
+    }
   })
 
   const messages = MessageRepo.of({

@@ -15,6 +15,7 @@ import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
+import { matchExpression } from "../shared/TextSearch.js"
 
 const CustomerRow = Schema.Struct({
   id: CustomerId,
@@ -47,6 +48,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
     const columns = sql.literal(COLUMNS)
+    const prefixedColumns = sql.literal(COLUMNS.split(", ").map((column) => `c.${column}`).join(", "))
 
     const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CustomerId }),
@@ -77,6 +79,42 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       Request: Schema.Struct({ ...Filter.fields, ...WindowFields }),
       Result: CustomerRow,
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE ${where(r)} ${keyset(sql, r, ORDER)}`
+    })
+
+    // Search (D52): the matches of the customer index (migration 0015), best first, then newest first.
+    const searchWhere = (r: typeof SearchRequest.Encoded) =>
+      sql.and([
+        sql.onDialectOrElse({
+          pg: () => sql`s.document @@ to_tsquery('simple', ${r.match})`,
+          orElse: () => sql`customer_text_search MATCH ${r.match}`
+        }),
+        sql`c.workspace_id = ${r.workspace_id}`,
+        ...(r.email === undefined ? [] : [sql`c.email_normalized = ${r.email}`]),
+        ...(r.company_id === undefined ? [] : [sql`c.company_id = ${r.company_id}`])
+      ])
+    const searchFrom = sql.onDialectOrElse({
+      pg: () => sql`customer_text_search s JOIN customers c ON c.id = s.id`,
+      orElse: () =>
+        sql`customer_text_search JOIN customer_text_search_keys k ON k.search_rowid = customer_text_search.rowid
+            JOIN customers c ON c.id = k.id`
+    })
+    const SearchRequest = Schema.Struct({ ...Filter.fields, match: Schema.String })
+    const searchPage = RowSchema.findAll({
+      Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
+      Result: CustomerRow,
+      execute: (r) =>
+        sql`SELECT ${prefixedColumns} FROM ${searchFrom} WHERE ${searchWhere(r)}
+            ORDER BY ${
+          sql.onDialectOrElse({
+            pg: () => sql`ts_rank(s.document, to_tsquery('simple', ${r.match})) DESC`,
+            orElse: () => sql`bm25(customer_text_search)`
+          })
+        }, c.created_at DESC, c.id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+    })
+    const searchCount = RowSchema.single({
+      Request: SearchRequest,
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchFrom} WHERE ${searchWhere(r)}`
     })
 
     const count = RowSchema.single({
@@ -136,6 +174,16 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
         ),
       list: (workspaceId, filter, slice) => {
         const request = { workspace_id: workspaceId, email: filter.email, company_id: filter.company_id }
+        if (filter.terms !== undefined) {
+          const search = { ...request, match: matchExpression(sql, filter.terms) }
+          return Effect.all({
+            items: searchPage({ ...search, limit: slice.limit, offset: slice.offset }).pipe(
+              Effect.map((rows) => rows.map(toCustomer)),
+              mapSqlError
+            ),
+            total: searchCount(search).pipe(Effect.map((r) => r.total), mapSqlError)
+          })
+        }
         const filtered = filter.email !== undefined || filter.company_id !== undefined
         return Effect.all({
           items: page({ ...request, ...windowOf(slice) }).pipe(

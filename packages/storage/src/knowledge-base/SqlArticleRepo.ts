@@ -20,6 +20,7 @@ import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique, type UniqueViolation } from "../shared/SqlErrors.js"
+import { matchExpression } from "../shared/TextSearch.js"
 
 const ArticleRow = Schema.Struct({
   id: ArticleId,
@@ -95,6 +96,9 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     const ARTICLE_COLUMNS = sql.literal(
       "id, category_id, position, status, published_at, source, created_at, updated_at"
     )
+    const ARTICLE_PREFIXED = sql.literal(
+      "a.id, a.category_id, a.position, a.status, a.published_at, a.source, a.created_at, a.updated_at"
+    )
     const findById = RowSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: ArticleId }),
       Result: ArticleRow,
@@ -112,6 +116,41 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id}
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
+    })
+    // Search (D52): articles with a matching translation (migration 0015), best match first.
+    const SearchRequest = Schema.Struct({
+      workspace_id: WorkspaceId,
+      status: Schema.optional(Schema.String),
+      match: Schema.String
+    })
+    const searchBody = (r: typeof SearchRequest.Encoded) =>
+      sql`(${
+        sql.onDialectOrElse({
+          pg: () =>
+            sql`SELECT s.article_id, MIN(-ts_rank(s.document, to_tsquery('simple', ${r.match}))) AS score
+                FROM kb_translation_text_search s WHERE s.document @@ to_tsquery('simple', ${r.match})
+                GROUP BY s.article_id`,
+          orElse: () =>
+            // bm25 cannot be aggregated: score each translation in a subquery that SQLite must not flatten into the
+            // GROUP BY (a LIMIT keeps it apart), then take each article's best.
+            sql`SELECT article_id, MIN(score) AS score FROM (SELECT k.article_id, bm25(kb_translation_text_search)
+                AS score FROM kb_translation_text_search
+                JOIN kb_translation_text_search_keys k ON k.search_rowid = kb_translation_text_search.rowid
+                WHERE kb_translation_text_search MATCH ${r.match} LIMIT -1) hits GROUP BY article_id`
+        })
+      }) best JOIN kb_articles a ON a.id = best.article_id WHERE a.workspace_id = ${r.workspace_id}
+      ${r.status === undefined ? sql`` : sql`AND a.status = ${r.status}`}`
+    const searchPage = RowSchema.findAll({
+      Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
+      Result: ArticleRow,
+      execute: ({ limit, offset, ...r }) =>
+        sql`SELECT ${ARTICLE_PREFIXED} FROM ${searchBody(r)}
+            ORDER BY best.score, a.created_at DESC, a.id DESC LIMIT ${limit} OFFSET ${offset}`
+    })
+    const searchCount = RowSchema.single({
+      Request: SearchRequest,
+      Result: Schema.Struct({ total: DbInt }),
+      execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchBody(r)}`
     })
     const countStatus = RowSchema.single({
       Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
@@ -237,21 +276,36 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
           )
         ),
       list: (workspaceId, filter, slice) =>
-        Effect.all({
-          items: page({ workspace_id: workspaceId, status: filter.status, ...windowOf(slice) }).pipe(
-            Effect.flatMap(withTranslations),
-            mapSqlError
-          ),
-          total: totalOf(
-            slice,
-            filter.status === undefined
-              ? counters.get(workspaceId, COUNTER)
-              : countStatus({ workspace_id: workspaceId, status: filter.status }).pipe(
-                Effect.map((r) => r.total),
-                mapSqlError
-              )
-          )
-        }),
+        filter.terms !== undefined
+          ? Effect.all({
+            items: searchPage({
+              workspace_id: workspaceId,
+              status: filter.status,
+              match: matchExpression(sql, filter.terms),
+              limit: slice.limit,
+              offset: slice.offset
+            }).pipe(Effect.flatMap(withTranslations), mapSqlError),
+            total: searchCount({
+              workspace_id: workspaceId,
+              status: filter.status,
+              match: matchExpression(sql, filter.terms)
+            }).pipe(Effect.map((r) => r.total), mapSqlError)
+          })
+          : Effect.all({
+            items: page({ workspace_id: workspaceId, status: filter.status, ...windowOf(slice) }).pipe(
+              Effect.flatMap(withTranslations),
+              mapSqlError
+            ),
+            total: totalOf(
+              slice,
+              filter.status === undefined
+                ? counters.get(workspaceId, COUNTER)
+                : countStatus({ workspace_id: workspaceId, status: filter.status }).pipe(
+                  Effect.map((r) => r.total),
+                  mapSqlError
+                )
+            )
+          }),
       slugsLike: (workspaceId, locale, base, except) =>
         sql<{ readonly slug: string }>`SELECT slug FROM kb_article_translations WHERE workspace_id = ${workspaceId}
             AND locale = ${locale} AND (slug = ${base} OR slug LIKE ${`${base}-%`})

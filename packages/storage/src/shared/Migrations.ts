@@ -14,6 +14,7 @@ import knowledgeBase from "../migrations/0006_knowledge_base.js"
 import webhooks from "../migrations/0007_webhooks.js"
 import syncOrder from "../migrations/0013_sync_order.js"
 import idempotencyKeys from "../migrations/0014_idempotency_keys.js"
+import textSearch from "../migrations/0015_text_search.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
 
 export const migrations = {
@@ -26,6 +27,7 @@ export const migrations = {
   "0007_webhooks": webhooks,
   "0013_sync_order": syncOrder,
   "0014_idempotency_keys": idempotencyKeys,
+  "0015_text_search": textSearch,
   "0019_one_serialisation": oneSerialisation
 }
 

@@ -10,6 +10,7 @@ import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
+import { searchSuite } from "./SearchSuite.js"
 import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
 import { trainingSuite } from "./TrainingSuite.js"
@@ -29,6 +30,7 @@ export const conformance = (adapter: Adapter): void => {
   preconditionsSuite(adapter)
   idempotencySuite(adapter)
   serialisationSuite(adapter)
+  searchSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }
