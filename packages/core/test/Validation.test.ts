@@ -142,6 +142,12 @@ describe("plain validation messages (issue 20): one per kind of rule, never the 
       const NoNul = Schema.String.pipe(Schema.filter((s) => !s.includes("\u0000") || "must not contain NUL characters"))
       assert.deepStrictEqual(yield* messagesOf(NoNul, "a\u0000b"), ["must not contain NUL characters"])
       assert.deepStrictEqual(yield* messagesOf(NoNul, 5), ["must be a string"])
+      const Described = Schema.String.pipe(
+        Schema.filter((s) => !s.includes("\u0000"), { description: "text without NUL" })
+      )
+      assert.deepStrictEqual(yield* messagesOf(Described, "a\u0000b"), ["must be text without NUL"])
+      const Bare = Schema.String.pipe(Schema.filter((s) => s.length % 2 === 0))
+      assert.deepStrictEqual(yield* messagesOf(Bare, "abc"), ["is invalid"])
     }))
 
   it.effect("the engine's requests: no schema syntax and no rejected value in any message", () =>

@@ -112,7 +112,12 @@ const ruleOf = (ast: SchemaAST.Refinement): string | undefined => {
   if (isNumber(exclusiveMinimum)) return `must be greater than ${format(exclusiveMinimum)}`
   if (isNumber(exclusiveMaximum)) return `must be less than ${format(exclusiveMaximum)}`
   const special = specialNoun(ast)
-  return special === undefined ? undefined : `must be ${special}`
+  if (special !== undefined) return `must be ${special}`
+  // A filter of our own (Effect's carry a schema id) may describe what it accepts: "a string without NUL".
+  const description = SchemaAST.getDescriptionAnnotation(ast)
+  return ast.annotations[SchemaAST.SchemaIdAnnotationId] === undefined && Option.isSome(description)
+    ? `must be ${description.value}`
+    : undefined
 }
 
 /** The message annotation a schema author set on the node, kept aside by `withPlainMessages`. */
