@@ -277,8 +277,20 @@ const rewrite = (ast: SchemaAST.AST): SchemaAST.AST => {
 }
 
 /**
+ * One rewrite per schema: callers such as the Promise API decode with `decodeRequest(X)` on every call, and
+ * Effect compiles a decoder once per AST node, so a new node each time would compile it again on every call.
+ */
+const rewritten = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
+
+/**
  * The same schema reporting its failures in plain words (see the module comment). Decoding is unchanged: only
  * annotations are added, so identifiers, JSON Schema and decoded values (class instances too) stay the same.
  */
-export const withPlainMessages = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> =>
-  Schema.make(rewrite(schema.ast))
+export const withPlainMessages = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> => {
+  let ast = rewritten.get(schema.ast)
+  if (ast === undefined) {
+    ast = rewrite(schema.ast)
+    rewritten.set(schema.ast, ast)
+  }
+  return Schema.make(ast)
+}
