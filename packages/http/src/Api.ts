@@ -17,6 +17,7 @@ import {
   PersistenceErrorResponse,
   ValidationErrorResponse
 } from "./shared/ErrorResponses.js"
+import { documentIntegratorHeaders } from "./shared/IntegratorHeaders.js"
 import { correctDocument } from "./shared/OpenApiDocument.js"
 import { RateLimitedResponse } from "./shared/RateLimits.js"
 import { TrainingApi } from "./training/TrainingApi.js"
@@ -84,6 +85,7 @@ const tidyDocument = <Spec extends Record<string, unknown>>(spec: Spec): Spec =>
   openRequestBodies(spec)
   withoutSchemaIds(spec)
   correctDocument(spec)
+  documentIntegratorHeaders(spec)
   const components = spec.components
   if (Predicate.isRecord(components) && Predicate.isRecord(components.schemas)) {
     for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete components.schemas[name]

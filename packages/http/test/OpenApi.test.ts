@@ -161,4 +161,26 @@ layer(testServer("openapi"), { excludeTestServices: true })("openapi", (it) => {
       assert.deepStrictEqual(titles, ["support-engine"])
       assert.notMatch(text, /(minLength|maxLength|maxItems|between)\(/)
     }))
+
+  it.effect("documents the integrator headers (D52): Idempotency-Key, If-Match, ETag, rate limits, Retry-After", () =>
+    Effect.gen(function*() {
+      const spec = asRecord((yield* raw("GET", "/openapi.json")).body)
+      const paths = asRecord(spec.paths)
+      const operation = (path: string, method: string) => asRecord(asRecord(paths[path])[method])
+      const parameterNames = (path: string, method: string) =>
+        (operation(path, method).parameters as Array<Json>).map((p) => `${String(p.in)}:${String(p.name)}`)
+      const headersOf = (path: string, method: string, status: string) =>
+        Object.keys(asRecord(asRecord(asRecord(operation(path, method).responses)[status]).headers))
+      assert.include(parameterNames("/v1/customers", "post"), "header:Idempotency-Key")
+      assert.notInclude(parameterNames("/v1/customers", "get"), "header:Idempotency-Key")
+      assert.includeMembers(parameterNames("/v1/customers/{id}", "put"), ["header:If-Match", "header:Idempotency-Key"])
+      assert.include(parameterNames("/v1/conversations/{id}", "delete"), "header:If-Match")
+      assert.includeMembers(headersOf("/v1/customers/{id}", "get", "200"), ["ETag", "RateLimit", "RateLimit-Policy"])
+      assert.includeMembers(headersOf("/v1/customers", "post", "201"), ["ETag", "Idempotent-Replayed"])
+      assert.notInclude(headersOf("/v1/customers", "get", "200"), "ETag")
+      assert.include(headersOf("/v1/customers", "get", "429"), "Retry-After")
+      assert.include(headersOf("/v1/customers/{id}", "put", "412"), "RateLimit")
+      const q = parameterNames("/v1/conversations", "get")
+      assert.includeMembers(q, ["query:q", "query:cursor", "query:updated_since"])
+    }))
 })
