@@ -8,9 +8,18 @@
  * one seeded file: one workspace and one webhook made through the services, then events and their pending
  * deliveries bulk-inserted in one transaction, as the outbox would have left them.
  */
-import { Actor, CreateWebhook, CreateWorkspace, Principal, type PrincipalShape, Workspaces } from "@support-engine/core"
+import {
+  Actor,
+  CreateWebhook,
+  CreateWorkspace,
+  Principal,
+  type PrincipalShape,
+  WebhookConfig,
+  Webhooks,
+  Workspaces
+} from "@support-engine/core"
 import { engineLayer } from "@support-engine/storage"
-import { HostResolver, WebhookConfig, Webhooks } from "@support-engine/webhooks"
+import { DnsHostResolver } from "@support-engine/webhooks"
 import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
@@ -81,7 +90,7 @@ export const RAW_BATCH = 100
 /** A database with one webhook on `url` and `count` pending deliveries to it, due in the past. */
 export const seedDeliveries = async (file: string, url: string, count: number): Promise<void> => {
   const services = Webhooks.DefaultWithoutDependencies.pipe(
-    Layer.provideMerge(Layer.merge(WebhookConfig.layer({ allowPrivate: true }), HostResolver.System)),
+    Layer.provideMerge(Layer.merge(WebhookConfig.layer({ allowPrivate: true }), DnsHostResolver)),
     Layer.provideMerge(engineLayer({ databaseUrl: `file:${file}` }))
   )
   const { webhookId, workspaceId } = await Effect.gen(function*() {

@@ -31,11 +31,14 @@ import {
   Training,
   TrainingProcessor,
   TrainingWorker,
+  WebhookConfig,
   type WebhookId,
+  Webhooks,
   Workspaces
 } from "@support-engine/core"
 import { StorageLive } from "@support-engine/storage"
-import { Dispatcher, HostResolver, verify, WebhookConfig, Webhooks, WebhookTransport } from "@support-engine/webhooks"
+import { DnsHostResolver } from "@support-engine/webhooks"
+import { Dispatcher, verify, WebhookTransport } from "@support-engine/webhooks"
 import { Chunk, DateTime, Duration, Effect, Layer, Queue, Redacted, TestClock, TestServices } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -81,7 +84,7 @@ const engine = (processor: Layer.Layer<TrainingProcessor> = TrainingProcessor.De
     Layer.provide(WebhookTransport.Undici),
     Layer.provideMerge(Layer.merge(
       WebhookConfig.layer({ allowPrivate: true, pollInterval: Duration.days(1) }),
-      HostResolver.System
+      DnsHostResolver
     )),
     Layer.provideMerge(engineCore(processor)),
     Layer.orDie

@@ -18,17 +18,13 @@ import {
   Messages,
   Principal,
   UpdateConversation,
+  WebhookConfig,
+  Webhooks,
   Workspaces
 } from "@support-engine/core"
 import { engineLayer } from "@support-engine/storage"
-import {
-  Dispatcher,
-  HostResolver,
-  WebhookConfig,
-  type WebhookPayload,
-  Webhooks,
-  WebhookTransport
-} from "@support-engine/webhooks"
+import { DnsHostResolver } from "@support-engine/webhooks"
+import { Dispatcher, type WebhookPayload, WebhookTransport } from "@support-engine/webhooks"
 import { Deferred, Duration, Effect, Layer, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -124,7 +120,7 @@ if (args.includes("--listen")) {
   // A receiver on 127.0.0.1 over http is only reachable with private targets allowed (D41): a demo setting.
   const settings = Layer.merge(
     WebhookConfig.layer({ allowPrivate: true, retryBase: Duration.seconds(1) }),
-    HostResolver.System
+    DnsHostResolver
   )
   const engine = Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
     Layer.provide(WebhookTransport.Undici),

@@ -19,13 +19,14 @@ import {
   Tokens,
   User,
   Users,
+  Webhooks,
   WebhookWithSecret,
   Workspace,
   WorkspaceId,
   Workspaces
 } from "@support-engine/core"
 import { clientLayer, migrate } from "@support-engine/storage"
-import { Webhooks } from "@support-engine/webhooks"
+import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
@@ -160,7 +161,7 @@ const token = Command.make("token").pipe(
 )
 
 const WebhookInput = Schema.Struct({ workspace_id: WorkspaceId, ...CreateWebhook.fields })
-const WebhooksEngine = Layer.provideMerge(Webhooks.Default, ProvisioningEngine)
+const WebhooksEngine = Layer.provideMerge(WebhooksLive, ProvisioningEngine)
 
 /**
  * Subscriptions are made through the webhooks package's service, as the workspace's system principal (D44), so

@@ -13,11 +13,12 @@ import {
   Tokens,
   User,
   WebhookId,
+  Webhooks,
   Workspace,
   Workspaces
 } from "@support-engine/core"
 import { engineLayer } from "@support-engine/storage"
-import { Webhooks } from "@support-engine/webhooks"
+import { WebhooksLive } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { cli, cliJson } from "./Harness.js"
 
@@ -284,7 +285,7 @@ describe("support-engine provisioning (D40)", () => {
         assert.deepStrictEqual(created.events, ["conversation.created", "customer.updated"])
         assert.isTrue(created.is_active)
 
-        const context = yield* Layer.build(Layer.provideMerge(Webhooks.Default, engine))
+        const context = yield* Layer.build(Layer.provideMerge(WebhooksLive, engine))
         const stored = yield* Effect.flatMap(Webhooks, (webhooks) => webhooks.get(WebhookId.make(created.id))).pipe(
           Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)),
           Effect.provide(context)

@@ -4,6 +4,7 @@
  */
 import { HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
 import type { HttpApi, HttpRouter } from "@effect/platform"
+import type { Webhooks } from "@support-engine/core"
 // The module itself, not the package index: through the index the bundle keeps all of NodeHttpServer, whose test
 // layer pulls in undici (docs/performance.md, start-up).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -24,7 +25,7 @@ import type {
   WebhookRepo
 } from "@support-engine/core"
 import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
-import { DispatcherBackground, Webhooks } from "@support-engine/webhooks"
+import { DispatcherBackground, WebhooksLive } from "@support-engine/webhooks"
 import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { AgentsHttpLive } from "./agents/AgentsHttp.js"
@@ -67,7 +68,7 @@ export type EngineHost = Exclude<ApiServices, Webhooks> | WebhookRepo | Transact
 
 /** The webhook subscriptions service with `SUPPORT_WEBHOOK_*` from the environment (D41). */
 export const WebhooksFromEnv: Layer.Layer<Webhooks, ConfigError.ConfigError, WebhookRepo | Transactor | IdGenerator> =
-  Webhooks.Default
+  WebhooksLive
 
 const GroupsLive = Layer.mergeAll(
   EventsHttpLive,

@@ -11,15 +11,17 @@ import {
   CreateUser,
   CreateWorkspace,
   type EngineService,
+  HostResolver,
   Principal,
   Tokens,
   type TrainingDataId,
   Users,
+  WebhookConfig,
+  Webhooks,
   type Workspace,
   Workspaces
 } from "@support-engine/core"
 import { engineLayer as makeEngineLayer, type StoragePorts } from "@support-engine/storage"
-import { HostResolver, WebhookConfig, Webhooks } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -13,7 +13,8 @@ import {
   type ClaimedDelivery,
   type Completion,
   DeliveryQueue,
-  IdGenerator
+  IdGenerator,
+  WebhookConfig
 } from "@support-engine/core"
 import {
   Cause,
@@ -28,11 +29,10 @@ import {
   Queue,
   Schedule
 } from "effect"
+import { DnsHostResolver } from "./DnsHostResolver.js"
 import { type AttemptResult, decide } from "./Rules.js"
 import { signDelivery } from "./Signer.js"
 import { WebhookTransport } from "./Transport.js"
-import { HostResolver } from "./UrlPolicy.js"
-import { WebhookConfig } from "./WebhookConfig.js"
 
 /**
  * Resumes after the I/O callbacks already due have run (`setImmediate`): attempts whose answers have arrived finish
@@ -223,7 +223,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
     return { claimant } as const
   }),
   dependencies: [
-    WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, HostResolver.System)))
+    WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
   ]
 }) {}
 

@@ -2,9 +2,8 @@
  * The delivery rules of D38 as pure functions: what an attempt's result means for the delivery and when the next
  * attempt is due.
  */
-import { DeliveryOutcome } from "@support-engine/core"
+import { DeliveryOutcome, type WebhookSettings } from "@support-engine/core"
 import { DateTime, Duration, Option } from "effect"
-import type { WebhookSettings } from "./WebhookConfig.js"
 
 /** How one attempt ended: the receiver answered, or it did not (timeout, connection error, refused address). */
 export type AttemptResult =

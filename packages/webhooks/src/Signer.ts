@@ -9,12 +9,11 @@ import {
   type Event,
   formatTimestamp,
   type OrganizationId,
+  SECRET_PREFIX,
   type WebhookSecrets
 } from "@support-engine/core"
 import { DateTime, Redacted } from "effect"
 import { createHmac } from "node:crypto"
-
-export const SECRET_PREFIX = "whsec_"
 
 /** What a delivery says: the event, once per webhook, under the delivery's id (same on every attempt). */
 export interface DeliveryContent {

@@ -4,12 +4,11 @@
  * the address the socket connects to is checked again (a host name that changed its answer since the webhook was
  * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
  */
+import { hostOf, HostResolver, isRefusedAddress, WebhookConfig } from "@support-engine/core"
 import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref, Runtime } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { isIP } from "node:net"
 import type { Agent } from "undici"
-import { hostOf, HostResolver, isRefusedAddress } from "./UrlPolicy.js"
-import { WebhookConfig } from "./WebhookConfig.js"
 
 export interface TransportRequest {
   readonly url: string

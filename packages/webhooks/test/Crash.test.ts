@@ -4,13 +4,18 @@
  * receiver answers a second time only when the crash came after it had answered.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateWebhook, ListWebhookDeliveries, type PrincipalShape, type WebhookId } from "@support-engine/core"
+import {
+  CreateWebhook,
+  ListWebhookDeliveries,
+  type PrincipalShape,
+  type WebhookId,
+  Webhooks
+} from "@support-engine/core"
 import { Deferred, Duration, Effect, Queue } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { HostResolver } from "../src/UrlPolicy.js"
-import { Webhooks } from "../src/Webhooks.js"
+import { DnsHostResolver } from "../src/DnsHostResolver.js"
 import { answer, as, freshDatabaseUrl, makeWorkspace, record, scriptedTransport, servicesLayer } from "./Harness.js"
 import { type Hit, startReceiver } from "./TestReceiver.js"
 
@@ -79,7 +84,7 @@ const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
 const parentLayer = (databaseUrl: string) =>
   Effect.map(
     scriptedTransport(() => answer(500)),
-    (transport) => servicesLayer(transport.layer, { allowPrivate: true }, HostResolver.System, databaseUrl)
+    (transport) => servicesLayer(transport.layer, { allowPrivate: true }, DnsHostResolver, databaseUrl)
   )
 
 describe("Crash safety (D38)", () => {

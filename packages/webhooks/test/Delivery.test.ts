@@ -15,15 +15,15 @@ import {
   ListWebhookDeliveries,
   type PrincipalShape,
   RotateWebhookSecret,
-  type WebhookId
+  type WebhookId,
+  Webhooks,
+  type WebhookSettings
 } from "@support-engine/core"
 import { Duration, Effect, Layer, Queue, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { verify } from "../src/Receiver.js"
 import { WebhookTransport } from "../src/Transport.js"
-import type { WebhookSettings } from "../src/WebhookConfig.js"
-import { Webhooks } from "../src/Webhooks.js"
 import { as, makeWorkspace, realTransport, record, scriptedResolver, withDispatcher } from "./Harness.js"
 import { type Hit, type Reply, startReceiver } from "./TestReceiver.js"
 

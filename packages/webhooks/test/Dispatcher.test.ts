@@ -8,12 +8,12 @@ import {
   type PrincipalShape,
   RotateWebhookSecret,
   type WebhookDelivery,
-  type WebhookId
+  type WebhookId,
+  Webhooks
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope, TestClock, TestServices } from "effect"
 import { verify } from "../src/Receiver.js"
 import { TransportError } from "../src/Transport.js"
-import { Webhooks } from "../src/Webhooks.js"
 import {
   answer,
   as,

@@ -11,11 +11,17 @@ import {
   type EngineService,
   Events,
   type EventType,
+  HostResolver,
   Principal,
   type PrincipalShape,
+  type ResolvedAddress,
+  ResolveError,
   Tokens,
   Transactor,
+  WebhookConfig,
   type WebhookEventType,
+  Webhooks,
+  type WebhookSettings,
   type Workspace,
   Workspaces
 } from "@support-engine/core"
@@ -25,15 +31,13 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Dispatcher } from "../src/Dispatcher.js"
+import { DnsHostResolver } from "../src/DnsHostResolver.js"
 import {
   type TransportError,
   type TransportRequest,
   type TransportResponse,
   WebhookTransport
 } from "../src/Transport.js"
-import { HostResolver, type ResolvedAddress, ResolveError } from "../src/UrlPolicy.js"
-import { WebhookConfig, type WebhookSettings } from "../src/WebhookConfig.js"
-import { Webhooks } from "../src/Webhooks.js"
 
 export const dir = mkdtempSync(join(tmpdir(), "support-engine-webhooks-"))
 let databases = 0
@@ -102,7 +106,7 @@ export const servicesLayer = (
 /** The real undici transport with the given settings and resolver (for tests against a real receiver). */
 export const realTransport = (
   settings: Partial<WebhookSettings>,
-  resolver: Layer.Layer<HostResolver> = HostResolver.System
+  resolver: Layer.Layer<HostResolver> = DnsHostResolver
 ) => WebhookTransport.Undici.pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
 
 /** The dispatcher alone, over services already in context. */

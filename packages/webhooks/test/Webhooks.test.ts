@@ -9,10 +9,10 @@ import {
   type PrincipalShape,
   RotateWebhookSecret,
   UpdateWebhook,
-  WebhookId
+  WebhookId,
+  Webhooks
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
-import { Webhooks } from "../src/Webhooks.js"
 import { answer, as, makeWorkspace, record, scriptedTransport, servicesLayer, subscribe } from "./Harness.js"
 
 const provide = <A, E, R>(self: Effect.Effect<A, E, R>) =>

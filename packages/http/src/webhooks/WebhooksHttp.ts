@@ -1,7 +1,6 @@
 /** Handlers of `/webhooks` (D36, D46): translate and call `Webhooks`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { ListWebhookDeliveries, ListWebhooks } from "@support-engine/core"
-import { Webhooks } from "@support-engine/webhooks"
+import { ListWebhookDeliveries, ListWebhooks, Webhooks } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"

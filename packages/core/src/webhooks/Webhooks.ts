@@ -3,39 +3,37 @@
  * redeliver. Every operation checks the principal's ability (D10) and reads and writes only its workspace (D11).
  * Managing subscriptions records no events (D34 lists none).
  */
+import { DateTime, Effect, Option } from "effect"
+import { NotFound } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { type DeliveryId, WebhookId, type WorkspaceId } from "../shared/Ids.js"
+import { planList, timestampsKey } from "../shared/Pagination.js"
+import { canRead, canWrite } from "../shared/Principal.js"
+import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
+import { Transactor } from "../shared/Transactor.js"
+import { checkWebhookUrl } from "./AddressPolicy.js"
+import { HostResolver } from "./HostResolver.js"
 import {
-  canRead,
-  canWrite,
   type CreateWebhook,
   DEFAULT_GRACE_PERIOD_SECONDS,
-  type DeliveryId,
-  IdGenerator,
   type ListWebhookDeliveries,
   type ListWebhooks,
   normalizeEvents,
-  NotFound,
-  now,
-  planList,
   type RotateWebhookSecret,
-  timestampsKey,
-  Tracing,
-  Transactor,
   type UpdateWebhook,
   Webhook,
-  WebhookId,
-  WebhookRepo,
-  WebhookWithSecret,
-  type WorkspaceId
-} from "@support-engine/core"
-import { DateTime, Effect, Layer, Option, Redacted } from "effect"
-import { SECRET_PREFIX } from "./Signer.js"
-import { checkWebhookUrl, HostResolver } from "./UrlPolicy.js"
+  WebhookWithSecret
+} from "./Webhook.js"
 import { WebhookConfig } from "./WebhookConfig.js"
+import { WebhookRepo } from "./WebhookRepo.js"
+import { newSecret as makeSecret } from "./WebhookSecret.js"
 
-/** Random bytes in a secret: 32, so 256 bits of key for HMAC-SHA256 (D36). */
-const SECRET_BYTES = 32
-
-export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhooks/Webhooks", {
+/**
+ * Needs `WebhookConfig` (its `Default` reads the environment) and a `HostResolver`, which core does not implement:
+ * `@support-engine/webhooks` provides the operating system's (`DnsHostResolver`).
+ */
+export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/Webhooks", {
   effect: Effect.gen(function*() {
     const repo = yield* WebhookRepo
     const tx = yield* Transactor
@@ -46,10 +44,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
     const checkUrl = (url: string) =>
       checkWebhookUrl(url, config.allowPrivate).pipe(Effect.provideService(HostResolver, resolver))
 
-    const newSecret = Effect.map(
-      ids.secret(SECRET_BYTES),
-      (bytes) => Redacted.make(`${SECRET_PREFIX}${Buffer.from(bytes).toString("base64")}`)
-    )
+    const newSecret = Effect.provideService(makeSecret, IdGenerator, ids)
 
     const find = (workspaceId: WorkspaceId, id: WebhookId) =>
       repo.findById(workspaceId, id).pipe(
@@ -176,5 +171,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/webhoo
 
     return { create, get, list, update, delete: remove, rotateSecret, enable, deliveries, redeliver } as const
   }),
-  dependencies: [Layer.merge(WebhookConfig.fromEnv, HostResolver.System)]
+  dependencies: [WebhookConfig.fromEnv]
 }) {}

@@ -1,9 +1,15 @@
 /** The webhook URL policy (D36, D47): refused by default, allowed with `SUPPORT_WEBHOOK_ALLOW_PRIVATE`. */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateWebhook, UpdateWebhook } from "@support-engine/core"
+import {
+  checkWebhookUrl,
+  CreateWebhook,
+  HostResolver,
+  isRefusedAddress,
+  UpdateWebhook,
+  Webhooks
+} from "@support-engine/core"
 import { Effect, Layer } from "effect"
-import { checkWebhookUrl, HostResolver, isRefusedAddress } from "../src/UrlPolicy.js"
-import { Webhooks } from "../src/Webhooks.js"
+import { DnsHostResolver } from "../src/DnsHostResolver.js"
 import { answer, as, makeWorkspace, scriptedResolver, scriptedTransport, servicesLayer } from "./Harness.js"
 
 const refusedByDefault = [
@@ -38,7 +44,7 @@ const resolver = scriptedResolver({
 const withLocalhost = Layer.effect(
   HostResolver,
   Effect.gen(function*() {
-    const system = yield* Effect.provide(HostResolver, HostResolver.System)
+    const system = yield* Effect.provide(HostResolver, DnsHostResolver)
     const scripted = yield* Effect.provide(HostResolver, resolver)
     return { resolve: (host) => host === "localhost" ? system.resolve(host) : scripted.resolve(host) }
   })

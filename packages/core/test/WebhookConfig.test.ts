@@ -1,7 +1,7 @@
 /** Webhook settings from the environment (D41). */
 import { assert, describe, it } from "@effect/vitest"
+import { WebhookConfig } from "@support-engine/core"
 import { ConfigError, ConfigProvider, Duration, Effect, Layer } from "effect"
-import { WebhookConfig } from "../src/WebhookConfig.js"
 
 const fromEnv = (env: Record<string, string>) =>
   Effect.provide(

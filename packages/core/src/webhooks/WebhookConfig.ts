@@ -36,7 +36,7 @@ export const defaults: WebhookSettings = {
 
 const MAX_LEASE_MARGIN = Duration.seconds(30)
 
-export class WebhookConfig extends Context.Tag("@support-engine/webhooks/WebhookConfig")<
+export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConfig")<
   WebhookConfig,
   WebhookSettings
 >() {
