@@ -199,13 +199,20 @@ const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L,
 const workspaceApi = (principal: PrincipalShape) => {
   const conversationId = decodeId(ConversationId)
   const messages = {
-    /** `POST /conversations/{id}/messages` (D29). */
-    create: (conversation: unknown, input: unknown) =>
-      Effect.flatMap(Messages, (s) =>
-        Effect.flatMap(
-          Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
-          ([id, body]) => s.create(id, body)
-        )).pipe(Effect.flatMap(encode(Message))),
+    /** `POST /conversations/{id}/messages` (D29); `{ idempotencyKey }` makes a retry safe (D52). */
+    create: (conversation: unknown, input: unknown, options?: KeyOptions) =>
+      keyed(
+        options,
+        "POST",
+        `/v1/conversations/${String(conversation)}/messages`,
+        input,
+        201,
+        Effect.flatMap(Messages, (s) =>
+          Effect.flatMap(
+            Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
+            ([id, body]) => s.create(id, body)
+          )).pipe(Effect.flatMap(encode(Message)))
+      ),
     delete: (key: unknown) => Effect.flatMap(Messages, (s) => Effect.flatMap(decodeId(MessageId)(key), s.delete)),
     list: (query: unknown = {}) =>
       Effect.flatMap(Messages, (s) => Effect.flatMap(decodeRequest(ListMessages)(query), s.list)).pipe(

@@ -142,7 +142,15 @@ describe("createSupportEngine", () => {
       )
       assert.strictEqual(reused, "IdempotencyKeyReused")
 
-      const tag = engine.entityTagOf(first)
+      const conversation = await api.conversations.create({ customer_id: first.id })
+      const message = { sender_type: "customer", sender_id: first.id, content: "Hello" }
+      const sent = await api.messages.create(conversation.id, message, { idempotencyKey: "m-1" })
+      assert.deepStrictEqual(await api.messages.create(conversation.id, message, { idempotencyKey: "m-1" }), sent)
+      assert.strictEqual((await api.messages.list({ conversation_id: conversation.id })).meta.total, 1)
+
+      // The message marked the customer seen (last_seen_at): the tag follows every visible change.
+      assert.notStrictEqual(engine.entityTagOf(await api.customers.get(first.id)), engine.entityTagOf(first))
+      const tag = engine.entityTagOf(await api.customers.get(first.id))
       const updated = await api.customers.update(first.id, { first_name: "Ada" }, { ifMatch: tag })
       assert.notStrictEqual(engine.entityTagOf(updated), tag)
       const stale = await api.customers.update(first.id, { first_name: "Lost" }, { ifMatch: tag }).then(
