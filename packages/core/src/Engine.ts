@@ -6,6 +6,7 @@
  */
 import { Layer } from "effect"
 import { Agents } from "./agents/Agents.js"
+import { AgentAsk } from "./ai/AgentAsk.js"
 import { Companies } from "./companies/Companies.js"
 import { Conversations } from "./conversations/Conversations.js"
 import { Messages } from "./conversations/Messages.js"
@@ -33,7 +34,8 @@ export const EngineServices = Layer.mergeAll(
   TrainingWorker.Default,
   TrainingSignal.Default,
   KnowledgeBase.Default,
-  Idempotency.Default
+  Idempotency.Default,
+  AgentAsk.Default
 )
 
 /** Every core service with the default id generator. */

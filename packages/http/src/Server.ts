@@ -9,6 +9,7 @@ import type { Webhooks } from "@support-engine/core"
 // layer pulls in undici (docs/performance.md, start-up).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type {
+  AgentAsk,
   Agents,
   Companies,
   Conversations,
@@ -52,6 +53,7 @@ export type ApiServices =
   | Idempotency
   | Events
   | Agents
+  | AgentAsk
   | Conversations
   | Messages
   | Training

@@ -15,6 +15,7 @@ import {
   IdGenerator,
   type MessageRepo,
   type Outbox,
+  type PassageIndex,
   type RowLocks,
   type TrainingRepo,
   type Transactor,
@@ -24,6 +25,7 @@ import {
 } from "@support-engine/core"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
+import { SqlPassageIndexLive } from "./ai/SqlPassageIndex.js"
 import { SqlCompanyRepoLive } from "./companies/SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./conversations/SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
@@ -57,6 +59,7 @@ export type StoragePorts =
   | DeliveryQueue
   | RowLocks
   | IdempotencyStore
+  | PassageIndex
 
 /** The repositories over whatever `SqlClient` is in context. */
 export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -74,7 +77,8 @@ export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient>
   SqlWebhookRepoLive,
   SqlDeliveryQueueLive,
   SqlRowLocksLive,
-  SqlIdempotencyStoreLive
+  SqlIdempotencyStoreLive,
+  SqlPassageIndexLive
 ).pipe(
   // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
   // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).

@@ -1,6 +1,6 @@
 /** `/agents` (spec, D23). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Agent, AgentId, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
+import { Agent, AgentId, AskAgent, AskAnswer, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
 import { Schema } from "effect"
 import { Authentication } from "../shared/Authentication.js"
 import { ForbiddenResponse, NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
@@ -50,6 +50,20 @@ export class AgentsApi extends HttpApiGroup.make("agents")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(PreconditionFailedResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("ask", "/agents/:id/ask")
+      .annotate(OpenApi.Summary, "Ask an agent")
+      .annotate(
+        OpenApi.Description,
+        "What the agent would answer a customer, from its training data and the published articles, without a " +
+          "conversation: `answer` with its `citations`, or the handoff (`escalation`) it would make instead. Needs " +
+          "the read ability; stores nothing (D53)."
+      )
+      .setPath(path)
+      .setPayload(payload(AskAgent))
+      .addSuccess(AskAnswer)
+      .addError(NotFoundResponse)
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Agents")

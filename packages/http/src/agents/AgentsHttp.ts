@@ -1,6 +1,6 @@
 /** Handlers of `/agents` (D23): translate and call `Agents`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Agent, Agents, ListAgents } from "@support-engine/core"
+import { Agent, AgentAsk, Agents, ListAgents } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -11,10 +11,11 @@ import { toList } from "../shared/Lists.js"
 export const AgentsHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<"support-engine", "agents">,
   never,
-  Agents | Authentication
+  Agents | AgentAsk | Authentication
 > = HttpApiBuilder.group(Api, "agents", (handlers) =>
   Effect.gen(function*() {
     const agents = yield* Agents
+    const ask = yield* AgentAsk
     return handlers
       .handle("create", ({ payload }) => agents.create(payload).pipe(withETag(Agent)))
       .handle("list", ({ urlParams }) => Effect.flatMap(agents.list(new ListAgents(urlParams)), toList))
@@ -24,4 +25,5 @@ export const AgentsHttpLive: Layer.Layer<
           agents.update(path.id, payload, options)).pipe(withETag(Agent)))
       .handle("delete", ({ path }) =>
         Effect.flatMap(writeOptions, (options) => agents.delete(path.id, options)))
+      .handle("ask", ({ path, payload }) => ask.ask(path.id, payload))
   }))

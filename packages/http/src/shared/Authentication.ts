@@ -22,9 +22,14 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@su
   }
 }) {}
 
-/** D10: reads need read, everything else needs write. */
-export const abilityFor = (method: string): Ability =>
-  method === "GET" || method === "HEAD" || method === "OPTIONS" ? "external-api:read" : "external-api:write"
+/** A POST that only reads: asking an agent stores nothing (D53). */
+const READ_ONLY_POST = /\/agents\/[^/?]+\/ask(?:\?|$)/
+
+/** D10: reads need read, everything else needs write (the ask endpoint reads, D53). */
+export const abilityFor = (method: string, url = ""): Ability =>
+  method === "GET" || method === "HEAD" || method === "OPTIONS" || (method === "POST" && READ_ONLY_POST.test(url))
+    ? "external-api:read"
+    : "external-api:write"
 
 export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = Layer.effect(
   Authentication,
@@ -35,7 +40,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
         Effect.gen(function*() {
           const principal = yield* tokens.authenticate(token)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const ability = abilityFor(request.method)
+          const ability = abilityFor(request.method, request.url)
           if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
           return principal
         })

@@ -15,6 +15,7 @@ import webhooks from "../migrations/0007_webhooks.js"
 import syncOrder from "../migrations/0013_sync_order.js"
 import idempotencyKeys from "../migrations/0014_idempotency_keys.js"
 import textSearch from "../migrations/0015_text_search.js"
+import aiPassages from "../migrations/0016_ai_passages.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
 
 export const migrations = {
@@ -28,6 +29,7 @@ export const migrations = {
   "0013_sync_order": syncOrder,
   "0014_idempotency_keys": idempotencyKeys,
   "0015_text_search": textSearch,
+  "0016_ai_passages": aiPassages,
   "0019_one_serialisation": oneSerialisation
 }
 

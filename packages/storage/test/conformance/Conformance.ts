@@ -1,5 +1,6 @@
 /** Every conformance suite, in one list, so each adapter runs exactly the same tests (D43). */
 import { agentsSuite } from "./AgentsSuite.js"
+import { aiSuite } from "./AiSuite.js"
 import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
@@ -31,6 +32,7 @@ export const conformance = (adapter: Adapter): void => {
   idempotencySuite(adapter)
   serialisationSuite(adapter)
   searchSuite(adapter)
+  aiSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

@@ -1,0 +1,121 @@
+/**
+ * How an AI agent answers one customer message (D53), shared by the ask endpoint and the reply loop: the escalation
+ * rules of the channel first, then retrieval and the answer, whose draft must pass the prohibited-phrase check
+ * (one regeneration with an instruction, then a handoff). The message limit is the reply loop's, checked before.
+ */
+import { Duration, Effect, Option, Schedule } from "effect"
+import type { Agent } from "../agents/Agent.js"
+import type { WorkspaceId } from "../shared/Ids.js"
+import * as Tracing from "../shared/Tracing.js"
+import type { Citation } from "./Answer.js"
+import { Escalation, type HandoffReason, type Passage } from "./Answer.js"
+import { AnswerModel, type AnswerRequest, type ModelFailed } from "./AnswerModel.js"
+import { prohibitedPhraseIn, words } from "./Guardrails.js"
+import { PassageIndex } from "./PassageIndex.js"
+
+/** How long one model call may take, and how often a failed call is tried again (with exponential backoff). */
+export const MODEL_TIMEOUT = Duration.seconds(30)
+export const MODEL_RETRIES = 2
+/** Passages handed to the model, and candidates read from the index to choose them (locale preference). */
+const PASSAGES = 5
+const CANDIDATES = 50
+
+/** Words that say nothing about the subject: searching them would match every passage. */
+const STOP = new Set(
+  ("the and for are but not you your with have this that from they will would there their what about which when " +
+    "can how does did was were has had its our out who why all any get may use one").split(" ")
+)
+
+/** The search words of a question: distinct, three letters or more, no stop words, at most 32. */
+export const searchWords = (question: string): ReadonlyArray<string> =>
+  [...new Set(words(question).filter((w) => w.length >= 3 && !STOP.has(w)))].slice(0, 32)
+
+/**
+ * One passage per article: the translation in the preferred locale when it was retrieved, else the best one.
+ * Training passages keep their rank.
+ */
+export const preferLocale = (passages: ReadonlyArray<Passage>, locale: string | null): ReadonlyArray<Passage> => {
+  const chosen = new Map<string, Passage>()
+  const lang = (l: string | null) => l?.toLowerCase().split("-")[0] ?? null
+  for (const p of passages) {
+    if (p.citation.type !== "kb_article") continue
+    const current = chosen.get(p.citation.id)
+    if (
+      current === undefined ||
+      (locale !== null && lang(p.locale) === lang(locale) && lang(current.locale) !== lang(locale))
+    ) {
+      chosen.set(p.citation.id, p)
+    }
+  }
+  return passages.filter((p) => p.citation.type !== "kb_article" || chosen.get(p.citation.id) === p)
+}
+
+export type Outcome =
+  | { readonly _tag: "Answer"; readonly answer: string; readonly citations: ReadonlyArray<Citation> }
+  | { readonly _tag: "Handoff"; readonly escalation: Escalation }
+
+const handoff = (reason: HandoffReason): Outcome => ({
+  _tag: "Handoff",
+  escalation: new Escalation({ reason, rule_id: null, escalate_to: null })
+})
+
+export interface AnswerInput {
+  readonly question: string
+  readonly channel: string
+  readonly locale: string | null
+  readonly history: AnswerRequest["history"]
+}
+
+export class AgentAnswers extends Effect.Service<AgentAnswers>()("@support-engine/core/AgentAnswers", {
+  effect: Effect.gen(function*() {
+    const index = yield* PassageIndex
+    const model = yield* AnswerModel
+
+    const call = <A>(effect: Effect.Effect<A, ModelFailed>) =>
+      effect.pipe(
+        Effect.timeoutFail({ duration: MODEL_TIMEOUT, onTimeout: () => "timeout" as const }),
+        Effect.retry(Schedule.exponential(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(MODEL_RETRIES))))
+      )
+
+    const answer = Tracing.fn("AgentAnswers.answer")(
+      function*(workspaceId: WorkspaceId, agent: Agent, input: AnswerInput) {
+        const rules = agent.escalation_rules.filter((r) => r.channel === input.channel)
+        if (rules.length > 0) {
+          const matched = yield* call(model.matchRule(input.question, rules)).pipe(Effect.either)
+          if (matched._tag === "Left") return handoff("model_error")
+          if (Option.isSome(matched.right)) {
+            const rule = matched.right.value
+            return {
+              _tag: "Handoff",
+              escalation: new Escalation({ reason: "escalation_rule", rule_id: rule.id, escalate_to: rule.escalate_to })
+            } satisfies Outcome
+          }
+        }
+        const found = yield* index.retrieve(workspaceId, {
+          agentId: agent.id,
+          words: searchWords(input.question),
+          limit: CANDIDATES
+        })
+        const passages = preferLocale(found, input.locale).slice(0, PASSAGES)
+        if (passages.length === 0) return handoff("no_answer")
+
+        const request: AnswerRequest = { agent, history: input.history, question: input.question, passages, avoid: [] }
+        const phrases = agent.prohibited_phrases
+        let draft = yield* call(model.answer(request)).pipe(Effect.either)
+        if (draft._tag === "Right" && Option.isSome(prohibitedPhraseIn(draft.right, phrases))) {
+          draft = yield* call(model.answer({ ...request, avoid: phrases.map((p) => p.phrase) })).pipe(Effect.either)
+          if (draft._tag === "Right" && Option.isSome(prohibitedPhraseIn(draft.right, phrases))) {
+            return handoff("prohibited_phrase")
+          }
+        }
+        if (draft._tag === "Left") return handoff("model_error")
+        // Cite what the model was given, in rank order, once per source.
+        const seen = new Set<string>()
+        const citations = passages.map((p) => p.citation).filter((c) => !seen.has(c.id) && seen.add(c.id) !== undefined)
+        return { _tag: "Answer", answer: draft.right, citations } satisfies Outcome
+      }
+    )
+
+    return { answer } as const
+  })
+}) {}
