@@ -7,6 +7,8 @@ export interface EndpointSpec {
   readonly status: 200 | 201 | 204
   /** A paginated list (D17). */
   readonly list?: true
+  /** A POST that only reads, so a read token may call it (D53's ask). */
+  readonly reads?: true
 }
 
 const crud = (collection: string): ReadonlyArray<EndpointSpec> => [
@@ -20,6 +22,7 @@ const crud = (collection: string): ReadonlyArray<EndpointSpec> => [
 export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
   { method: "GET", path: "/v1/events", status: 200, list: true },
   ...crud("agents"),
+  { method: "POST", path: "/v1/agents/{id}/ask", status: 200, reads: true },
   ...crud("conversations"),
   { method: "POST", path: "/v1/conversations/{id}/messages", status: 201 },
   { method: "GET", path: "/v1/messages", status: 200, list: true },

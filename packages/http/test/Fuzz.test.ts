@@ -5,6 +5,7 @@
 import type { HttpServer } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import {
+  AskAgent,
   CreateAgent,
   CreateArticle,
   CreateCompany,
@@ -153,6 +154,12 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
       { method: "PUT", path: `/v1/customers/${f.customer.id}`, fields: Object.keys(UpdateCustomer.fields), base: {} },
       { method: "POST", path: "/v1/agents", fields: Object.keys(CreateAgent.fields), base: { name: "Bot" } },
       { method: "PUT", path: `/v1/agents/${f.agent.id}`, fields: Object.keys(UpdateAgent.fields), base: {} },
+      {
+        method: "POST",
+        path: `/v1/agents/${f.agent.id}/ask`,
+        fields: Object.keys(AskAgent.fields),
+        base: { question: "refund", channel: "chat" }
+      },
       {
         method: "POST",
         path: "/v1/conversations",

@@ -72,6 +72,13 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
         ...byId("companies", f.company.id, { name: "Hijacked" }),
         ...byId("customers", f.customer.id, { first_name: "Hijacked" }),
         ...byId("agents", f.agent.id, { name: "Hijacked" }),
+        {
+          method: "POST",
+          path: (x) => `/v1/agents/${x}/ask`,
+          id: f.agent.id,
+          json: { question: "hello", channel: "chat" },
+          readBack: `/v1/agents/${f.agent.id}`
+        },
         ...byId("conversations", f.conversation.id, { status: "closed" }),
         ...byId("training-data", f.training.id, { title: "Hijacked" }),
         {
@@ -191,7 +198,7 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
         const anonymous = yield* raw(endpoint.method, concrete(endpoint.path), { json })
         assert.strictEqual(anonymous.status, 401, label)
         const read = yield* raw(endpoint.method, concrete(endpoint.path), { token: reader.token, json })
-        if (endpoint.method === "GET") assert.notStrictEqual(read.status, 403, label)
+        if (endpoint.method === "GET" || endpoint.reads) assert.notStrictEqual(read.status, 403, label)
         else assert.strictEqual(read.status, 403, label)
       }
     }))
