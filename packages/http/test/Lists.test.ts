@@ -145,4 +145,51 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
       }
       assert.strictEqual((yield* raw("GET", "/v1/companies?per_page=100&page=1", { token })).status, 200)
     }))
+
+  it.effect("every list walks by cursor to the same rows as one page-number page (D52)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      const hook = yield* client.webhooks.create({ payload: { url: "https://hooks.example.com/all", events: ["*"] } })
+      for (let i = 0; i < 3; i++) {
+        yield* client.agents.create({ payload: { name: `Agent ${i}` } })
+        yield* client.training.create({ payload: { type: "text", content: `Text ${i}` } })
+        yield* client.kb.create({ payload: { translations: [{ locale: "en", title: `T${i}`, content: "C" }] } })
+        yield* client.webhooks.create({ payload: { url: `https://hooks.example.com/${i}`, events: ["*"] } })
+      }
+      const customer = yield* client.customers.create({ payload: { email: "walk@example.test" } })
+      const conversation = yield* client.conversations.create({ payload: { customer_id: customer.id } })
+      for (let i = 0; i < 3; i++) {
+        yield* client.messages.create({
+          path: { id: conversation.id },
+          payload: { sender_type: "customer", sender_id: customer.id, content: `m${i}` }
+        })
+      }
+      const ids = (path: string, query: string) =>
+        Effect.map(
+          raw("GET", `${path}?${query}`, { token }),
+          (r) => r.body as { data: Array<{ id: string }>; meta: { next_cursor: string | null } }
+        )
+      for (
+        const path of [
+          "/v1/agents",
+          "/v1/training-data",
+          "/v1/kb-articles",
+          "/v1/webhooks",
+          "/v1/messages",
+          "/v1/events",
+          `/v1/webhooks/${hook.id}/deliveries`
+        ]
+      ) {
+        const all = (yield* ids(path, "per_page=100")).data.map((x) => x.id)
+        const walked: Array<string> = []
+        let page = yield* ids(path, "per_page=2")
+        walked.push(...page.data.map((x) => x.id))
+        while (page.meta.next_cursor !== null) {
+          page = yield* ids(path, `per_page=2&cursor=${page.meta.next_cursor}`)
+          walked.push(...page.data.map((x) => x.id))
+        }
+        assert.deepStrictEqual(walked, all, path)
+        assert.isAtLeast(all.length, 3, path)
+      }
+    }))
 })
