@@ -91,7 +91,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
       const metadata = yield* raw("PUT", `/v1/training-data/${item.id}`, { token, json: { metadata: {} } })
       assert.strictEqual(metadata.status, 422)
       assert.deepStrictEqual((metadata.body as { errors: object }).errors, {
-        metadata: ["The metadata field is prohibited."]
+        metadata: ["is prohibited"]
       })
       assert.strictEqual((yield* raw("DELETE", `/v1/training-data/${item.id}`, { token })).status, 204)
       assert.strictEqual((yield* raw("GET", `/v1/training-data/${item.id}`, { token })).status, 404)

@@ -66,16 +66,15 @@ const Name = BoundedString(255).pipe(Schema.minLength(1))
 export class CreateAgent extends Model.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
 
 /** A field the contract says an update does not accept: present at all, it is a 422 (D13). */
-export const Prohibited = (field: string) =>
-  Schema.optional(
-    Schema.Unknown.pipe(Schema.filter(() => `The ${field} field is prohibited.`, { jsonSchema: { not: {} } }))
-  )
+export const Prohibited = Schema.optional(
+  Schema.Unknown.pipe(Schema.filter(() => "is prohibited", { jsonSchema: { not: {} } }))
+)
 
 /** `PUT /agents/{id}` (D22, D23): present fields change; lists replace the whole list; `model` is refused. */
 export class UpdateAgent extends Model.Class<UpdateAgent>("UpdateAgent")({
   name: Schema.optional(Name),
   ...fields,
-  model: Prohibited("model")
+  model: Prohibited
 }) {}
 
 /** `"true"`/`"false"` from a query string, or a boolean from an in-process caller. */

@@ -96,15 +96,15 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
       const channel = input.channel ?? "chat"
       return yield* tx.withTransaction(Effect.gen(function*() {
         if (Option.isNone(yield* customers.findById(workspaceId, input.customer_id))) {
-          return yield* ValidationError.field("customer_id", "The selected customer_id is invalid.")
+          return yield* ValidationError.field("customer_id", "must be a customer of the workspace")
         }
         const agentId = input.agent_id ?? null
         if (agentId !== null) {
           if (channel !== "chat") {
-            return yield* ValidationError.field("agent_id", "agent_id is only accepted for chat conversations.")
+            return yield* ValidationError.field("agent_id", "is only accepted for chat conversations")
           }
           if ((yield* agents.findIds(workspaceId, [agentId])).length === 0) {
-            return yield* ValidationError.field("agent_id", "The selected agent_id is invalid.")
+            return yield* ValidationError.field("agent_id", "must be an agent of the workspace")
           }
         }
         const assignment = yield* assign(workspaceId, {

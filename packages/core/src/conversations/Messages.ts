@@ -39,7 +39,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
       Effect.gen(function*() {
         const senderId = input.sender_id ?? null
         if (input.sender_type === "system") {
-          if (senderId !== null) return yield* ValidationError.field("sender_id", "A system message has no sender_id.")
+          if (senderId !== null) return yield* ValidationError.field("sender_id", "must be absent for a system message")
           return null
         }
         if (senderId === null) {

@@ -37,7 +37,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
         ? Effect.void
         : Effect.flatMap(companies.findById(workspaceId, companyId), (found) =>
           Option.isNone(found)
-            ? Effect.fail(ValidationError.field("company_id", "The selected company_id is invalid."))
+            ? Effect.fail(ValidationError.field("company_id", "must be a company of the workspace"))
             : Effect.void)
 
     const checkEmail = (workspaceId: WorkspaceId, email: string | null | undefined, self?: CustomerId) =>
@@ -47,14 +47,14 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
           repo.findByEmail(workspaceId, email),
           (found) =>
             Option.isSome(found) && found.value.id !== self
-              ? Effect.fail(ValidationError.field("email", "The email has already been taken."))
+              ? Effect.fail(ValidationError.field("email", "has already been taken"))
               : Effect.void
         )
 
     const create = Tracing.fn("Customers.create")(function*(input: CreateCustomer) {
       const principal = yield* canWrite
       if (!input.email && !input.first_name && !input.phone) {
-        const message = "At least one of email, first_name or phone is required."
+        const message = "is required when first_name and phone are empty"
         return yield* new ValidationError({ errors: { email: [message], first_name: [message], phone: [message] } })
       }
       return yield* tx.withTransaction(Effect.gen(function*() {
@@ -105,7 +105,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
           if (changed.length === 0) return current
           const next = new Customer({ ...current, ...merged, updated_at: yield* now })
           if (!next.email && !next.first_name && !next.phone) {
-            return yield* ValidationError.field("email", "At least one of email, first_name or phone is required.")
+            return yield* ValidationError.field("email", "is required when first_name and phone are empty")
           }
           if (changed.includes("company_id")) yield* checkCompany(principal.workspaceId, next.company_id)
           if (changed.includes("email")) yield* checkEmail(principal.workspaceId, next.email, id)

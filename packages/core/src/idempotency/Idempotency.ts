@@ -54,7 +54,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@support-engine/
     const checkKey = (key: string) =>
       key.length >= 1 && key.length <= 255
         ? Effect.void
-        : Effect.fail(ValidationError.field("idempotency_key", "The Idempotency-Key must be 1 to 255 characters."))
+        : Effect.fail(ValidationError.field("idempotency_key", "must be 1 to 255 characters"))
 
     /**
      * Runs `work` once per key: `record` says what to keep of its value (None: a failure, not recorded, and

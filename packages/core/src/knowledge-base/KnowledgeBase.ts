@@ -82,7 +82,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         const taken = new Set(yield* repo.slugsLike(workspaceId, locale, base, articleId))
         if (given !== undefined) {
           return taken.has(given)
-            ? yield* ValidationError.field(field, "The slug has already been taken in this locale.")
+            ? yield* ValidationError.field(field, "has already been taken in this locale")
             : given
         }
         if (!taken.has(base)) return base
@@ -113,7 +113,10 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
       for (const [i, t] of input.translations.entries()) {
         const key = t.locale.toLowerCase()
         if (seen.has(key)) {
-          return yield* ValidationError.field(`translations.${i}.locale`, "Each locale may appear only once.")
+          return yield* ValidationError.field(
+            `translations.${i}.locale`,
+            "must not repeat another translation's locale"
+          )
         }
         seen.set(key, i)
       }
@@ -198,7 +201,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
         const principal = yield* canWrite
         const workspaceId = principal.workspaceId
         if (!isLocale(locale)) {
-          return yield* ValidationError.field("locale", "The locale must be a tag such as en or pt-BR.")
+          return yield* ValidationError.field("locale", "must be a locale such as en or pt-BR")
         }
         return yield* retryConflicts(tx.withTransaction(Effect.gen(function*() {
           const article = yield* findForWrite(workspaceId, id)
@@ -206,7 +209,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
           const current = article.translations.find((t) => t.locale.toLowerCase() === locale.toLowerCase())
           if (current === undefined) {
             if (input.title === undefined) {
-              return yield* ValidationError.field("title", "The title field is required for a new translation.")
+              return yield* ValidationError.field("title", "is required for a new translation")
             }
             const slug = yield* slugFor(workspaceId, id, locale, input.title, input.slug, "slug")
             yield* repo.insertTranslation(

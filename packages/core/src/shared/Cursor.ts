@@ -36,7 +36,7 @@ export const encodeCursor = (position: Position): string =>
     i: position.id
   }))
 
-const invalid = ValidationError.field("cursor", "The cursor is invalid.")
+const invalid = ValidationError.field("cursor", "must be a cursor from a previous answer")
 
 /** The position a token names; any token this engine did not make is a 422 on `cursor` (D13). */
 export const decodeCursor = (token: string): Effect.Effect<Position, ValidationError> => {

@@ -75,8 +75,8 @@ export interface PageFields {
 }
 
 const pageWithKeyset = (other: string) =>
-  ValidationError.field("page", `The page field cannot be combined with ${other}; continue with cursor.`)
-const wrongOrder = ValidationError.field("cursor", "The cursor belongs to a listing in another order.")
+  ValidationError.field("page", `cannot be combined with ${other}; continue with cursor`)
+const wrongOrder = ValidationError.field("cursor", "belongs to a listing in another order")
 
 const rankedWithKeyset = ValidationError.field(
   "q",

@@ -19,6 +19,6 @@ const MAX_TERMS = 16
 export const searchTerms = (q: string): Effect.Effect<ReadonlyArray<string>, ValidationError> => {
   const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   return words.length === 0
-    ? Effect.fail(ValidationError.field("q", "The q field must contain a letter or a digit."))
+    ? Effect.fail(ValidationError.field("q", "must contain a letter or a digit"))
     : Effect.succeed(words.slice(0, MAX_TERMS))
 }

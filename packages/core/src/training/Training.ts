@@ -83,7 +83,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
         ? Effect.succeed(null)
         : Effect.flatMap(repo.findFolder(workspaceId, folderId), (found) =>
           Option.isNone(found)
-            ? Effect.fail(ValidationError.field("training_folder_id", "The selected training_folder_id is invalid."))
+            ? Effect.fail(ValidationError.field("training_folder_id", "must be a training folder of the workspace"))
             : Effect.succeed(folderId))
 
     const newItem = (
@@ -288,7 +288,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
     const urlExists = Tracing.fn("Training.urlExists")(function*(query: UrlExistsQuery) {
       const principal = yield* canRead
       const normalized = normalizeUrl(query.url)
-      if (normalized === null) return yield* ValidationError.field("url", "The url must be an absolute http(s) URL.")
+      if (normalized === null) return yield* ValidationError.field("url", "must be an absolute http(s) URL")
       return { exists: yield* repo.urlExists(principal.workspaceId, normalized) }
     })
 

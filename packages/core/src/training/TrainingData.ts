@@ -86,7 +86,7 @@ export class UpdateTrainingData extends Model.Class<UpdateTrainingData>("UpdateT
   title: Schema.optional(Title),
   description: Schema.optional(Schema.NullOr(Text)),
   agent_ids: Schema.optional(AgentIds),
-  metadata: Prohibited("metadata")
+  metadata: Prohibited
 }) {}
 
 /** `GET /training-data` (D30). */

@@ -36,9 +36,9 @@ const CustomerRow = Schema.Struct({
 const COUNTER = "customers"
 const ORDER = { newest: "created_at", updated: "updated_at" }
 const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
-const emailTaken = ValidationError.field("email", "The email has already been taken.")
+const emailTaken = ValidationError.field("email", "has already been taken")
 // The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
-const companyGone = ValidationError.field("company_id", "The selected company_id is invalid.")
+const companyGone = ValidationError.field("company_id", "must be a company of the workspace")
 const COLUMNS = "id, first_name, last_name, email, phone, locale, country, company_id, avatar_url, first_seen_at, " +
   "last_seen_at, created_at, updated_at"
 

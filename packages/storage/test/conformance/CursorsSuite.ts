@@ -160,7 +160,7 @@ export const cursorsSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(Object.keys(since), ["page"])
           for (const bad of ["nope", "e30", "eyJvIjoibiIsInQiOiJ4IiwiaSI6IjEifQ"]) {
             const error = yield* fieldErrors(companies.list(new ListCompanies({ cursor: bad })))
-            assert.deepStrictEqual(error, { cursor: ["The cursor is invalid."] })
+            assert.deepStrictEqual(error, { cursor: ["must be a cursor from a previous answer"] })
           }
           const mixed = yield* fieldErrors(
             companies.list(new ListCompanies({ cursor, updated_since: DateTime.unsafeMake(0) }))

@@ -123,7 +123,7 @@ export const customersSuite = (adapter: Adapter) =>
         )
         assert.strictEqual(dup._tag, "ValidationError")
         assert.deepStrictEqual(dup._tag === "ValidationError" && dup.errors, {
-          email: ["The email has already been taken."]
+          email: ["has already been taken"]
         })
         const other = yield* customers.create(new CreateCustomer({ first_name: "Bob" })).pipe(as(mine.principal))
         const taken = yield* Effect.flip(customers.update(other.id, new UpdateCustomer({ email: "Ada@Example.com" })))
@@ -296,7 +296,7 @@ export const customersSuite = (adapter: Adapter) =>
           const failures = results.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
           assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
           assert.deepStrictEqual(failures.map((e) => e._tag === "ValidationError" && e.errors), [{
-            email: ["The email has already been taken."]
+            email: ["has already been taken"]
           }])
           assert.strictEqual((yield* customers.list(new ListCustomers({}))).meta.total, 1)
           assert.deepStrictEqual((yield* recordedEvents).map((e) => e.type), ["customer.created"])
@@ -317,7 +317,7 @@ export const customersSuite = (adapter: Adapter) =>
         ])
         for (const backstop of backstops) {
           assert.deepStrictEqual(backstop._tag === "ValidationError" && backstop.errors, {
-            email: ["The email has already been taken."]
+            email: ["has already been taken"]
           })
         }
       }).pipe(provide))
@@ -343,7 +343,7 @@ export const customersSuite = (adapter: Adapter) =>
         ])
         for (const error of errors) {
           assert.deepStrictEqual(error._tag === "ValidationError" && error.errors, {
-            company_id: ["The selected company_id is invalid."]
+            company_id: ["must be a company of the workspace"]
           })
         }
         assert.deepStrictEqual(yield* customers.get(ada.id).pipe(as(principal)), ada)
