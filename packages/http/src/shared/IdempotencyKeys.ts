@@ -93,7 +93,7 @@ export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support
         if (bearer === undefined) return app
         if (key.length === 0 || key.length > 255) {
           return Effect.fail(
-            ValidationError.field("idempotency_key", "The Idempotency-Key header must be 1 to 255 characters.")
+            ValidationError.field("idempotency_key", "must be 1 to 255 characters")
           )
         }
         return keyed(app, request, key, bearer)
