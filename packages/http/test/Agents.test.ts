@@ -49,6 +49,21 @@ layer(testServer("agents"), { excludeTestServices: true })("agents", (it) => {
       assert.strictEqual((yield* raw("DELETE", `/v1/agents/${second.id}`, { token })).status, 204)
     }))
 
+  it.effect("auto_reply: false by default, set on create and update, kept when an update omits it (D53)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      const plain = yield* client.agents.create({ payload: { name: "Plain" } })
+      assert.strictEqual(plain.auto_reply, false)
+      const live = yield* client.agents.create({ payload: { name: "Live", auto_reply: true } })
+      assert.strictEqual((yield* client.agents.get({ path: { id: live.id } })).auto_reply, true)
+      const renamed = yield* client.agents.update({ path: { id: live.id }, payload: { name: "Renamed" } })
+      assert.strictEqual(renamed.auto_reply, true)
+      const off = yield* client.agents.update({ path: { id: live.id }, payload: { auto_reply: false } })
+      assert.strictEqual(off.auto_reply, false)
+      const bad = yield* raw("PUT", `/v1/agents/${live.id}`, { token, json: { auto_reply: "yes" } })
+      assert.deepStrictEqual([bad.status, Object.keys((bad.body as { errors: object }).errors)], [422, ["auto_reply"]])
+    }))
+
   it.effect("escalation rules name users of the workspace; another workspace's user is a 422 on the entry", () =>
     Effect.gen(function*() {
       const owner = yield* tenant()

@@ -35,6 +35,8 @@ export class Agent extends Model.Class<Agent>("Agent")({
   response_length: Schema.String,
   is_active: Schema.Boolean,
   is_copilot: Schema.Boolean,
+  /** Answers customers in the conversations assigned to it (with `is_active`, never a copilot; D53). */
+  auto_reply: Schema.Boolean,
   model: Schema.String,
   prohibited_phrases: Schema.Array(ProhibitedPhrase),
   escalation_rules: Schema.Array(EscalationRule),
@@ -56,6 +58,7 @@ const fields = {
   tone: Schema.optional(BoundedString(255)),
   response_length: Schema.optional(BoundedString(255)),
   is_active: Schema.optional(Schema.Boolean),
+  auto_reply: Schema.optional(Schema.Boolean),
   prohibited_phrases: Schema.optional(Schema.Array(PhraseInput)),
   escalation_rules: Schema.optional(Schema.Array(RuleInput))
 }

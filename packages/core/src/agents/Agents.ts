@@ -111,6 +111,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
           response_length: input.response_length ?? "medium",
           is_active: input.is_active ?? true,
           is_copilot: options.copilot ?? false,
+          auto_reply: input.auto_reply ?? false,
           model: defaultModel,
           prohibited_phrases: yield* phrases(input.prohibited_phrases ?? []),
           escalation_rules: yield* rules(principal.workspaceId, input.escalation_rules ?? []),
@@ -152,7 +153,8 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
           max_messages_per_session: input.max_messages_per_session ?? current.max_messages_per_session,
           tone: input.tone ?? current.tone,
           response_length: input.response_length ?? current.response_length,
-          is_active: input.is_active ?? current.is_active
+          is_active: input.is_active ?? current.is_active,
+          auto_reply: input.auto_reply ?? current.auto_reply
         }
         const scalarChanged = (Object.keys(scalars) as Array<keyof typeof scalars>).some((k) =>
           scalars[k] !== current[k]

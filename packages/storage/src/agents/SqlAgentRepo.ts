@@ -27,6 +27,7 @@ const AgentRow = Schema.Struct({
   response_length: Schema.String,
   is_active: DbBoolean,
   is_copilot: DbBoolean,
+  auto_reply: DbBoolean,
   model: Schema.String,
   prohibited_phrases: DbJson(Schema.Array(ProhibitedPhrase)),
   escalation_rules: DbJson(Schema.Array(EscalationRule)),
@@ -39,7 +40,7 @@ const toAgent = (row: typeof AgentRow.Type) => new Agent(row, true)
 const encodePhrases = Schema.encodeSync(Schema.Array(ProhibitedPhrase))
 const encodeRules = Schema.encodeSync(Schema.Array(EscalationRule))
 const COLUMNS = "id, name, slug, description, avatar_url, max_messages_per_session, tone, response_length, " +
-  "is_active, is_copilot, model, prohibited_phrases, escalation_rules, created_at, updated_at"
+  "is_active, is_copilot, auto_reply, model, prohibited_phrases, escalation_rules, created_at, updated_at"
 
 export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient | Counters> = Layer.effect(
   AgentRepo,
@@ -86,10 +87,10 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
         const v = values(a)
         return Effect.zipRight(
           sql`INSERT INTO agents (id, workspace_id, name, slug, description, avatar_url, max_messages_per_session, tone,
-            response_length, is_active, is_copilot, model, prohibited_phrases, escalation_rules, created_at,
+            response_length, is_active, is_copilot, auto_reply, model, prohibited_phrases, escalation_rules, created_at,
             updated_at) VALUES (${a.id}, ${workspaceId}, ${a.name}, ${a.slug}, ${a.description}, ${a.avatar_url},
             ${a.max_messages_per_session}, ${a.tone}, ${a.response_length}, ${p.bool(a.is_active)},
-            ${p.bool(a.is_copilot)}, ${a.model}, ${v.phrases}, ${v.rules}, ${ts(a.created_at)},
+            ${p.bool(a.is_copilot)}, ${p.bool(a.auto_reply)}, ${a.model}, ${v.phrases}, ${v.rules}, ${ts(a.created_at)},
             ${ts(a.updated_at)})`.pipe(
             orUnique,
             // The id is a fresh UUID, so the only unique index an insert can hit is (workspace_id, slug).
@@ -103,6 +104,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
         return sql`UPDATE agents SET name = ${a.name}, description = ${a.description}, avatar_url = ${a.avatar_url},
             max_messages_per_session = ${a.max_messages_per_session}, tone = ${a.tone},
             response_length = ${a.response_length}, is_active = ${p.bool(a.is_active)},
+            auto_reply = ${p.bool(a.auto_reply)},
             prohibited_phrases = ${v.phrases}, escalation_rules = ${v.rules}, updated_at = ${ts(a.updated_at)}
             WHERE workspace_id = ${workspaceId} AND id = ${a.id}`.pipe(Effect.asVoid, mapSqlError)
       },

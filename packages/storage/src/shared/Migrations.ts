@@ -16,6 +16,7 @@ import syncOrder from "../migrations/0013_sync_order.js"
 import idempotencyKeys from "../migrations/0014_idempotency_keys.js"
 import textSearch from "../migrations/0015_text_search.js"
 import aiPassages from "../migrations/0016_ai_passages.js"
+import agentAutoReply from "../migrations/0017_agent_auto_reply.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
 
 export const migrations = {
@@ -30,6 +31,7 @@ export const migrations = {
   "0014_idempotency_keys": idempotencyKeys,
   "0015_text_search": textSearch,
   "0016_ai_passages": aiPassages,
+  "0017_agent_auto_reply": agentAutoReply,
   "0019_one_serialisation": oneSerialisation
 }
 
