@@ -61,30 +61,39 @@ export type StoragePorts =
   | IdempotencyStore
   | PassageIndex
 
+/**
+ * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
+ * test kit passes `IdGenerator.Deterministic` so a seeded run makes the same delivery ids every time.
+ */
+export const repositoriesWith = (
+  ids: Layer.Layer<IdGenerator>
+): Layer.Layer<StoragePorts, never, SqlClient.SqlClient> =>
+  Layer.mergeAll(
+    SqlTransactorLive,
+    SqlOutboxLive,
+    SqlWorkspaceRepoLive,
+    SqlUserRepoLive,
+    SqlApiTokenRepoLive,
+    SqlCompanyRepoLive,
+    SqlCustomerRepoLive,
+    SqlAgentRepoLive,
+    SqlConversationRepoLive,
+    SqlTrainingRepoLive,
+    SqlArticleRepoLive,
+    SqlWebhookRepoLive,
+    SqlDeliveryQueueLive,
+    SqlRowLocksLive,
+    SqlIdempotencyStoreLive,
+    SqlPassageIndexLive
+  ).pipe(
+    // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
+    // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
+    Layer.provide(WebhookFanOut.Default),
+    Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, ids))
+  )
+
 /** The repositories over whatever `SqlClient` is in context. */
-export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
-  SqlTransactorLive,
-  SqlOutboxLive,
-  SqlWorkspaceRepoLive,
-  SqlUserRepoLive,
-  SqlApiTokenRepoLive,
-  SqlCompanyRepoLive,
-  SqlCustomerRepoLive,
-  SqlAgentRepoLive,
-  SqlConversationRepoLive,
-  SqlTrainingRepoLive,
-  SqlArticleRepoLive,
-  SqlWebhookRepoLive,
-  SqlDeliveryQueueLive,
-  SqlRowLocksLive,
-  SqlIdempotencyStoreLive,
-  SqlPassageIndexLive
-).pipe(
-  // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
-  // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
-  Layer.provide(WebhookFanOut.Default),
-  Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, IdGenerator.Default))
-)
+export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = repositoriesWith(IdGenerator.Default)
 
 /** Runs pending migrations when the layer is built. */
 export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
@@ -117,3 +126,13 @@ export const layerFromClient: Layer.Layer<StoragePorts | SqlClient.SqlClient, ne
 /** Storage for a database URL: client, migrations, repositories. */
 export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient> =>
   layerFromClient.pipe(Layer.provide(clientLayer(url)))
+
+/** `StorageLive` whose repositories draw ids from `ids` (for deterministic tests and simulations). */
+export const StorageWithIds = (
+  url: string,
+  ids: Layer.Layer<IdGenerator>
+): Layer.Layer<StoragePorts | SqlClient.SqlClient> =>
+  Layer.provideMerge(repositoriesWith(ids), Migrated).pipe(
+    Layer.provideMerge(Layer.effectContext(Effect.context<SqlClient.SqlClient>())),
+    Layer.provide(clientLayer(url))
+  )

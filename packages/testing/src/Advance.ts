@@ -1,0 +1,85 @@
+/**
+ * Moving the test clock the way the engine needs it moved. Two rules (docs/testing.md):
+ * - move the clock only when the engine is quiet: every fiber that should wake is asleep on the clock. `settle`
+ *   runs the engine until nothing changes any more, without moving the clock;
+ * - jump to the next thing that is due (a delivery's next attempt, a slow answer, a training step), not past it, so
+ *   each happens at exactly its time (D38's timetable, for instance).
+ */
+import { Chunk, Clock, Effect, Option, TestClock } from "effect"
+
+/**
+ * Resumes after Node's pending I/O callbacks: the dispatcher waits on these (`setImmediate`) to batch the attempts
+ * that finished together. Waits on no clock.
+ */
+const afterPendingIO = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+const sleepsNow = Effect.map(TestClock.sleeps(), (s) => Chunk.toReadonlyArray(s).join(","))
+
+/** More rounds than any quiet engine needs; more means something spins, which `settle` reports. */
+const MAX_ROUNDS = 10_000
+
+/**
+ * Runs the engine until it is quiet: the same fibers asleep until the same times for three rounds of yielding and
+ * pending I/O in a row. The clock does not move.
+ */
+export const settle: Effect.Effect<void> = Effect.gen(function*() {
+  let previous = ""
+  let stable = 0
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    yield* Effect.yieldNow()
+    yield* afterPendingIO
+    yield* Effect.yieldNow()
+    const current = yield* sleepsNow
+    stable = current === previous ? stable + 1 : 0
+    if (stable >= 3) return
+    previous = current
+  }
+  return yield* Effect.dieMessage("the engine did not settle: a fiber keeps waking without the clock moving")
+})
+
+/** The earliest time (epoch ms) a fiber sleeps until that is later than now, if any. */
+export const nextWakeUp: Effect.Effect<Option.Option<number>> = Effect.gen(function*() {
+  const now = yield* Clock.currentTimeMillis
+  const later = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((t) => t > now)
+  return later.length === 0 ? Option.none() : Option.some(Math.min(...later))
+})
+
+/**
+ * Settles, moves the clock to the next wake-up (the next due delivery attempt, slow answer, job or poll) and settles
+ * again. Returns the new time, or none when nothing sleeps (the clock stays).
+ */
+export const advanceToNext: Effect.Effect<Option.Option<number>> = Effect.gen(function*() {
+  yield* settle
+  const next = yield* nextWakeUp
+  if (Option.isSome(next)) {
+    yield* TestClock.setTime(next.value)
+    yield* settle
+  }
+  return next
+})
+
+/**
+ * Moves the clock to `target` (epoch ms) by way of every wake-up before it, each at its own time, then settles.
+ * Never moves the clock back.
+ */
+export const advanceTo = (target: number): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    yield* settle
+    for (;;) {
+      const next = yield* nextWakeUp
+      if (Option.isNone(next) || next.value > target) break
+      yield* TestClock.setTime(next.value)
+      yield* settle
+    }
+    if ((yield* Clock.currentTimeMillis) < target) {
+      yield* TestClock.setTime(target)
+      yield* settle
+    }
+  })
+
+/** `advanceTo(now + millis)`. */
+export const advanceBy = (millis: number): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => advanceTo(now + millis))

@@ -1,0 +1,67 @@
+/**
+ * `makeTestEngine`: the whole engine for a host's tests. Core's services on SQLite (an in-memory database unless a
+ * URL is given), the webhook subscriptions service, the dispatcher delivering to the in-process `RecordingReceiver`,
+ * and the training worker running. Build it inside a test (`it.effect`/`it.scoped`, or `it.layer`), so its
+ * background fibers sleep on that test's `TestClock`; `TestEngine.ts`'s Promise twin does that for plain vitest.
+ *
+ * Ids come from `IdGenerator.Deterministic` (Effect's `Random`), so a seeded `Random` gives the same ids every run.
+ */
+import {
+  EngineServices,
+  HostResolver,
+  IdGenerator,
+  TrainingProcessor,
+  TrainingWorker,
+  WebhookConfig,
+  Webhooks,
+  type WebhookSettings
+} from "@support-engine/core"
+import { StorageWithIds } from "@support-engine/storage"
+import { Dispatcher } from "@support-engine/webhooks"
+import { Duration, Effect, Layer } from "effect"
+import { RecordingReceiver } from "./RecordingReceiver.js"
+
+export interface TestEngineOptions {
+  /** Where the data lives; default a private in-memory SQLite database. A file URL lets a test reopen it. */
+  readonly databaseUrl?: string
+  /** Webhook settings over the test defaults (private targets allowed, a one-day fallback poll). */
+  readonly webhooks?: Partial<WebhookSettings>
+  /** The host's training processor; default completes every item at once. */
+  readonly processor?: Layer.Layer<TrainingProcessor>
+}
+
+/**
+ * Every host name resolves to loopback: nothing is connected to (the receiver is in process), and webhook URLs in
+ * tests need not name real hosts.
+ */
+const loopbackResolver = Layer.succeed(HostResolver, {
+  resolve: () => Effect.succeed([{ address: "127.0.0.1", family: 4 as const }])
+})
+
+/**
+ * The fallback polls of the dispatcher and the training worker look for work other processes wrote; a test has one
+ * process, so they are a day: every wake-up is then a due time or a signal, and jumping the clock hours ahead does
+ * not run thousands of polls.
+ */
+const QUIET_POLL = Duration.days(1)
+
+export const makeTestEngine = (options: TestEngineOptions = {}) => {
+  // One generator for the services and the repositories (delivery ids), so a seeded Random fixes every id.
+  const ids = IdGenerator.Deterministic
+  const storage = StorageWithIds(options.databaseUrl ?? "file::memory:", ids)
+  const core = TrainingWorker.layer({ pollInterval: QUIET_POLL }).pipe(
+    Layer.provideMerge(EngineServices),
+    Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.Default, ids)),
+    Layer.provideMerge(storage)
+  )
+  const config = WebhookConfig.layer({ allowPrivate: true, pollInterval: QUIET_POLL, ...options.webhooks })
+  return Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
+    Layer.provideMerge(RecordingReceiver.transport),
+    Layer.provideMerge(RecordingReceiver.Default),
+    Layer.provideMerge(Layer.merge(config, loopbackResolver)),
+    Layer.provideMerge(core),
+    Layer.orDie
+  )
+}
+
+export type TestEngine = Layer.Layer.Success<ReturnType<typeof makeTestEngine>>

@@ -1,0 +1,4 @@
+export * from "./Advance.js"
+export * from "./PromiseTestEngine.js"
+export * from "./RecordingReceiver.js"
+export * from "./TestEngine.js"
