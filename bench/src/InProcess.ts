@@ -20,7 +20,8 @@ import {
   Principal,
   WorkspaceId
 } from "@support-engine/core"
-import { createSupportEngine, engineLayer } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
+import { engineLayer } from "@support-engine/storage"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { performance } from "node:perf_hooks"
 import { pageFor } from "./Fixtures.js"

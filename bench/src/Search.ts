@@ -4,7 +4,7 @@
  * "needle" customers are then inserted the same way. A selective search reads the matching postings only, so its
  * cost should not grow with the table: the report gives the latency at each size and the ratio largest/smallest.
  */
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
 import { performance } from "node:perf_hooks"

@@ -3,7 +3,7 @@
  * its own API; customers are then bulk-inserted straight through SQL in one transaction, with the counter the
  * unfiltered list total reads (D18) set to match.
  */
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
 

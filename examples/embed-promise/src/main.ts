@@ -3,7 +3,7 @@
  * Run it with `pnpm start` in this folder (or `pnpm --filter @support-engine/example-embed-promise start`).
  * Set SUPPORT_DATABASE_URL to use another database; the default is an in-memory SQLite database.
  */
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 
 const engine = createSupportEngine({ databaseUrl: process.env["SUPPORT_DATABASE_URL"] ?? "file::memory:" })
 

@@ -6,7 +6,7 @@
  * By default the engine runs on a throw-away SQLite file, provisioned with a workspace and a write token printed
  * below. With `SUPPORT_DATABASE_URL` set it uses that database as it is; make tokens with `pnpm cli token create`.
  */
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

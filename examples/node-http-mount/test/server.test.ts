@@ -3,7 +3,7 @@
  * answers under /v1 with the token's workspace (D9-D11), and closing it releases the port and the engine.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { fieldErrors } from "@support-engine/core"
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,21 +1,26 @@
 /**
- * The embedded engine in one call (D3): core services on the storage a URL names, as a layer for Effect hosts
- * and as a Promise API for plain TypeScript hosts.
+ * The engine's layer over the storage a URL names (D3): core services, the storage ports and the training worker.
+ * The Promise API over it (`createSupportEngine`, with webhook subscriptions and the dispatcher) is assembled in
+ * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
  */
 import { EngineLive, type EngineService, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
-import { makeSupportEngine, type SupportEngine } from "./Facade.js"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
-export interface SupportEngineOptions {
+export interface EngineLayerOptions {
   /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…` (D41). */
   readonly databaseUrl?: string
+  /** Run the training worker in this process (D31). Default true; false for hosts that run it elsewhere. */
+  readonly trainingWorker?: boolean
   /**
    * Background work to run beside the engine for as long as it lives (for example the webhook dispatcher
    * from `@support-engine/webhooks`).
    */
   readonly background?: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
 }
+
+/** @deprecated the name before the Promise API moved to `@support-engine/engine`; use `EngineLayerOptions`. */
+export type SupportEngineOptions = EngineLayerOptions
 
 export const DEFAULT_DATABASE_URL = "file:./data/support.db"
 
@@ -25,26 +30,15 @@ export const DatabaseUrlConfig: Config.Config<string> = Config.string("SUPPORT_D
   Config.validate({ message: "must not be empty", validation: (url) => url.trim().length > 0 })
 )
 
-/** Core services over storage for `databaseUrl`, plus any background layers. */
-/** Fails to build only when configuration (D41) is invalid. */
+/** Core services over storage for `databaseUrl`, plus any background layers. Fails to build only when configuration (D41) is invalid. */
 export const engineLayer = (
-  options: SupportEngineOptions = {}
+  options: EngineLayerOptions = {}
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
-  // The training worker always runs with the engine (D31); hosts add more (the webhook dispatcher).
-  const background = [TrainingWorker.layer(), ...(options.background ?? [])]
-  return Layer.provideMerge(Layer.mergeAll(background[0]!, ...background.slice(1)), engine)
+  // The training worker runs with the engine unless the host runs it elsewhere (D31); hosts add more (the dispatcher).
+  const background = [
+    ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
+    ...(options.background ?? [])
+  ]
+  return background.length === 0 ? engine : Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
 }
-
-/**
- * The Promise facade (D3b). Call `dispose()` when done: it closes the database and stops background fibers.
- *
- * @example
- * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })
- * const workspace = await engine.workspaces.create({ name: "Acme" })
- * const api = await engine.workspace(workspace.id)
- * await api.companies.create({ name: "Globex" })
- * await engine.dispose()
- */
-export const createSupportEngine = (options: SupportEngineOptions = {}): SupportEngine =>
-  makeSupportEngine(engineLayer(options))

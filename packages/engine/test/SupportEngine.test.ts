@@ -120,7 +120,7 @@ describe("createSupportEngine", () => {
       )
       assert.deepInclude(missing, { _tag: "NotFound", status: 404, code: "RESOURCE_NOT_FOUND" })
 
-      await engine.tokens.revoke(issued.token.split("|")[0])
+      await engine.tokens.revoke(issued.id)
       const revoked = await engine.withToken(issued.token).then(() => null, (e: unknown) => e)
       assert.deepInclude(revoked, { _tag: "Unauthenticated", status: 401, message: "Unauthenticated." })
     } finally {

@@ -1,0 +1,68 @@
+/**
+ * The whole embedded engine in one call (D3): core services on the storage a URL names, webhook subscriptions, and
+ * the background work that makes in-process behaviour the same as the server's: the webhook dispatcher and the
+ * training worker run by default. This package sits on top (it depends on storage and webhooks, neither depends on
+ * it), so no arrow points back up: storage cannot import the dispatcher, and the dispatcher needs no storage.
+ */
+import { type EngineService, WebhookConfig, Webhooks, type WebhookSettings } from "@support-engine/core"
+import { engineLayer, type StoragePorts } from "@support-engine/storage"
+import { makeSupportEngine, type SupportEngine } from "@support-engine/storage/Facade"
+import { Dispatcher, DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
+import { type ConfigError, Layer } from "effect"
+
+export interface SupportEngineOptions {
+  /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…`. */
+  readonly databaseUrl?: string
+  /**
+   * Run the webhook dispatcher in this process. Default true; false for hosts that run it elsewhere (another
+   * process on the same database, such as `support-engine serve`).
+   */
+  readonly dispatcher?: boolean
+  /** Run the training worker in this process. Default true; false for hosts that run it elsewhere. */
+  readonly trainingWorker?: boolean
+  /** Webhook settings in code; anything left out takes its default. Without it, `SUPPORT_WEBHOOK_*` are read. */
+  readonly webhooks?: Partial<WebhookSettings>
+  /** More background work to run beside the engine for as long as it lives. */
+  readonly background?: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
+}
+
+/** What the engine's layer provides: every core service (webhook subscriptions included) and the storage ports. */
+export type SupportEngineServices = EngineService | StoragePorts | Webhooks
+
+/**
+ * The engine as a layer for Effect hosts: `engineLayer` of storage, core's `Webhooks` with the system's resolver,
+ * and unless turned off the dispatcher and the training worker. Closing it stops them: attempts in flight are
+ * interrupted and their leases given back, so another process (or the next start) sends them.
+ */
+export const supportEngineLayer = (
+  options: SupportEngineOptions = {}
+): Layer.Layer<SupportEngineServices, ConfigError.ConfigError> => {
+  const config = options.webhooks === undefined ? WebhookConfig.fromEnv : WebhookConfig.layer(options.webhooks)
+  const base = engineLayer({
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.trainingWorker === undefined ? {} : { trainingWorker: options.trainingWorker }),
+    ...(options.background === undefined ? {} : { background: options.background })
+  })
+  const support = Layer.merge(config, DnsHostResolver)
+  const webhooks = Webhooks.DefaultWithoutDependencies.pipe(Layer.provide(support))
+  const dispatcher = options.dispatcher === false ? Layer.empty : Dispatcher.DefaultWithoutDependencies.pipe(
+    Layer.provide(WebhookTransport.Undici),
+    Layer.provide(support),
+    Layer.discard
+  )
+  return Layer.mergeAll(webhooks, dispatcher).pipe(Layer.provideMerge(base))
+}
+
+/**
+ * The Promise API (D3b). Call `dispose()` when done: it stops the dispatcher (leases of attempts in flight are given
+ * back) and the training worker, then closes the database.
+ *
+ * @example
+ * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })
+ * const workspace = await engine.workspaces.create({ name: "Acme" })
+ * const api = await engine.workspace(workspace.id)
+ * await api.companies.create({ name: "Globex" })
+ * await engine.dispose()
+ */
+export const createSupportEngine = (options: SupportEngineOptions = {}): SupportEngine =>
+  makeSupportEngine(supportEngineLayer(options))

@@ -1,0 +1,2 @@
+export type { SupportEngine, WorkspaceApi, WorkspaceSessionOptions } from "@support-engine/storage/Facade"
+export * from "./SupportEngine.js"

@@ -1,0 +1,113 @@
+/**
+ * Webhooks through the Promise API (issue 14 item 5, D3): `createSupportEngine` runs the dispatcher, so a
+ * subscription made in process is delivered to a receiver on 127.0.0.1, verifies with the package's receiver helper
+ * (D39), and can be redelivered under the same id (D37).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { verifySync } from "@support-engine/webhooks"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createSupportEngine } from "../src/SupportEngine.js"
+
+const dir = mkdtempSync(join(tmpdir(), "support-engine-webhooks-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+interface Hit {
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+/** A receiver on 127.0.0.1 answering 204; `next()` resolves with the next request it gets. */
+const receiver = async () => {
+  const waiting: Array<(hit: Hit) => void> = []
+  const early: Array<Hit> = []
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      res.writeHead(204).end()
+      const hit = { headers: req.headers, body: Buffer.concat(chunks) }
+      const resolve = waiting.shift()
+      if (resolve === undefined) early.push(hit)
+      else resolve(hit)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    next: () => {
+      const hit = early.shift()
+      return hit === undefined ? new Promise<Hit>((resolve) => waiting.push(resolve)) : Promise.resolve(hit)
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+describe("createSupportEngine with webhooks", () => {
+  it("subscribes, delivers to a loopback receiver verified with verifySync, and redelivers (D37, D39)", async () => {
+    const target = await receiver()
+    const engine = createSupportEngine({
+      databaseUrl: `file:${join(dir, "w.db")}`,
+      webhooks: { allowPrivate: true }
+    })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const webhook = await api.webhooks.create({ url: target.url, events: ["customer.created"] })
+      assert.match(webhook.secret, /^whsec_/)
+      assert.deepStrictEqual((await api.webhooks.get(webhook.id)).url, target.url)
+
+      const customer = await api.customers.create({ email: "ada@example.com", first_name: "Ada" })
+      const first = await target.next()
+      const payload = verifySync(first.body, first.headers, webhook.secret)
+      assert.strictEqual(payload.event, "customer.created")
+      assert.strictEqual(payload.data["id"], customer.id)
+
+      // The attempt is recorded after the answer: wait for the log to say delivered.
+      const delivered = async () => {
+        for (;;) {
+          const log = await api.webhooks.deliveries(webhook.id)
+          if (log.data[0]?.status === "delivered") return log.data[0]
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      }
+      const delivery = await delivered()
+      assert.strictEqual(delivery.id, payload.id)
+
+      const queued = await api.webhooks.redeliver(webhook.id, delivery.id)
+      assert.strictEqual(queued.status, "pending")
+      const again = await target.next()
+      const replay = verifySync(again.body, again.headers, webhook.secret)
+      assert.strictEqual(replay.id, delivery.id)
+      assert.deepStrictEqual(replay.data, payload.data)
+
+      const listed = await api.webhooks.list()
+      assert.deepStrictEqual(listed.data.map((w) => w.id), [webhook.id])
+    } finally {
+      await engine.dispose()
+      await target.close()
+    }
+  })
+
+  it("with dispatcher: false nothing is sent; the delivery waits, pending, for a dispatcher elsewhere", async () => {
+    const engine = createSupportEngine({
+      databaseUrl: `file:${join(dir, "off.db")}`,
+      dispatcher: false,
+      trainingWorker: false,
+      webhooks: { allowPrivate: true }
+    })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const webhook = await api.webhooks.create({ url: "http://127.0.0.1:9/never", events: ["*"] })
+      await api.customers.create({ email: "ada@example.com" })
+      const log = await api.webhooks.deliveries(webhook.id)
+      assert.deepStrictEqual(log.data.map((d) => [d.status, d.attempts]), [["pending", 0]])
+    } finally {
+      await engine.dispose()
+    }
+  })
+})

@@ -1,0 +1,72 @@
+/**
+ * Webhook subscriptions and their deliveries in the Promise API (D3b, D36, D37, D46): the operations of the HTTP
+ * webhooks group, through core's `Webhooks` service. `create` and `rotateSecret` answer the secret, this once.
+ */
+import { Effect } from "effect"
+import { DeliveryId, WebhookId } from "../../../core/src/shared/Ids.js"
+import { decodeRequest } from "../../../core/src/shared/Validation.js"
+import {
+  CreateWebhook,
+  ListWebhookDeliveries,
+  ListWebhooks,
+  RotateWebhookSecret,
+  UpdateWebhook,
+  Webhook,
+  WebhookDelivery,
+  WebhookWithSecret
+} from "../../../core/src/webhooks/Webhook.js"
+import { Webhooks } from "../../../core/src/webhooks/Webhooks.js"
+import { crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
+
+export const webhooksApi = () => {
+  const webhookId = decodeId(WebhookId)
+  const deliveryId = decodeId(DeliveryId)
+  const withSecret = encode(WebhookWithSecret)
+  const base = crud(Webhooks, {
+    id: WebhookId,
+    model: Webhook,
+    create: CreateWebhook,
+    update: UpdateWebhook,
+    list: ListWebhooks,
+    path: "/v1/webhooks"
+  })
+  return {
+    ...base,
+    /** Subscribes; the answer carries the signing secret, shown this once (D36). */
+    create: (input: typeof CreateWebhook.Encoded, options?: KeyOptions) =>
+      keyed(
+        options,
+        "POST",
+        "/v1/webhooks",
+        input,
+        201,
+        Effect.flatMap(Webhooks, (s) => Effect.flatMap(decodeRequest(CreateWebhook)(input), s.create)).pipe(
+          Effect.flatMap(withSecret)
+        )
+      ),
+    /** A new secret, returned once; the old one keeps signing for the grace period (D46). */
+    rotateSecret: (key: string, input: typeof RotateWebhookSecret.Encoded = {}) =>
+      Effect.flatMap(Webhooks, (s) =>
+        Effect.flatMap(
+          Effect.all([webhookId(key), decodeRequest(RotateWebhookSecret)(input)]),
+          ([id, body]) => s.rotateSecret(id, body)
+        )).pipe(Effect.flatMap(withSecret)),
+    /** Reactivates a deactivated webhook (D38). */
+    enable: (key: string) =>
+      Effect.flatMap(Webhooks, (s) => Effect.flatMap(webhookId(key), s.enable)).pipe(Effect.flatMap(encode(Webhook))),
+    /** The delivery log, newest first (D36). */
+    deliveries: (key: string, query: typeof ListWebhookDeliveries.Encoded = {}) =>
+      Effect.flatMap(Webhooks, (s) =>
+        Effect.flatMap(
+          Effect.all([webhookId(key), decodeRequest(ListWebhookDeliveries)(query)]),
+          ([id, q]) => s.deliveries(id, q)
+        )).pipe(Effect.flatMap(encode(page(WebhookDelivery)))),
+    /** Queues a delivery again with a fresh attempt budget and the same id (D37). */
+    redeliver: (key: string, delivery: string) =>
+      Effect.flatMap(Webhooks, (s) =>
+        Effect.flatMap(
+          Effect.all([webhookId(key), deliveryId(delivery)]),
+          ([id, d]) => s.redeliver(id, d)
+        )).pipe(Effect.flatMap(encode(WebhookDelivery)))
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The workspace-scoped part of the Promise API (D3b): every service a token reaches over HTTP, with the same
+ * decoding, checks and answers. Inputs are typed as the request schemas' encoded (JSON) form; outputs are the JSON
+ * the HTTP API returns.
+ */
+import { Effect, Schema } from "effect"
+import { Agent, CreateAgent, ListAgents, UpdateAgent } from "../../../core/src/agents/Agent.js"
+import { Agents } from "../../../core/src/agents/Agents.js"
+import { Companies } from "../../../core/src/companies/Companies.js"
+import { Company, CreateCompany, ListCompanies, UpdateCompany } from "../../../core/src/companies/Company.js"
+import {
+  Conversation,
+  CreateConversation,
+  ListConversations,
+  UpdateConversation
+} from "../../../core/src/conversations/Conversation.js"
+import { Conversations } from "../../../core/src/conversations/Conversations.js"
+import { CreateMessage, ListMessages, Message } from "../../../core/src/conversations/Message.js"
+import { Messages } from "../../../core/src/conversations/Messages.js"
+import { CreateCustomer, Customer, ListCustomers, UpdateCustomer } from "../../../core/src/customers/Customer.js"
+import { Customers } from "../../../core/src/customers/Customers.js"
+import { Event } from "../../../core/src/events/Event.js"
+import { Events, ListEvents } from "../../../core/src/events/Events.js"
+import {
+  Article,
+  CreateArticle,
+  ListArticles,
+  ListRevisions,
+  PutTranslation,
+  Revision,
+  UpdateArticle
+} from "../../../core/src/knowledge-base/Article.js"
+import { KnowledgeBase } from "../../../core/src/knowledge-base/KnowledgeBase.js"
+import {
+  AgentId,
+  ArticleId,
+  CompanyId,
+  ConversationId,
+  CustomerId,
+  MessageId,
+  RevisionId,
+  TrainingDataId
+} from "../../../core/src/shared/Ids.js"
+import type { PrincipalShape } from "../../../core/src/shared/Principal.js"
+import { decodeRequest } from "../../../core/src/shared/Validation.js"
+import { Training } from "../../../core/src/training/Training.js"
+import {
+  CreateTrainingData,
+  ListTrainingData,
+  ProcessUrls,
+  ResyncStarted,
+  TrainingDataItem,
+  UpdateTrainingData,
+  UrlExistsQuery
+} from "../../../core/src/training/TrainingData.js"
+import { asPrincipal, crud, decodeId, encode, page } from "./Runner.js"
+import { webhooksApi } from "./WebhooksApi.js"
+
+/** The workspace-scoped API. Every call runs as `principal`, through the same services and checks as HTTP. */
+export const workspaceApi = (principal: PrincipalShape) => {
+  const conversationId = decodeId(ConversationId)
+  const messages = {
+    /** `POST /conversations/{id}/messages` (D29). */
+    create: (conversation: string, input: typeof CreateMessage.Encoded) =>
+      Effect.flatMap(Messages, (s) =>
+        Effect.flatMap(
+          Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
+          ([id, body]) => s.create(id, body)
+        )).pipe(Effect.flatMap(encode(Message))),
+    delete: (key: string) => Effect.flatMap(Messages, (s) => Effect.flatMap(decodeId(MessageId)(key), s.delete)),
+    list: (query: typeof ListMessages.Encoded) =>
+      Effect.flatMap(Messages, (s) => Effect.flatMap(decodeRequest(ListMessages)(query), s.list)).pipe(
+        Effect.flatMap(encode(page(Message)))
+      )
+  }
+  const webhooks = webhooksApi()
+  const api = {
+    agents: crud(Agents, {
+      id: AgentId,
+      model: Agent,
+      create: CreateAgent,
+      update: UpdateAgent,
+      list: ListAgents,
+      path: "/v1/agents"
+    }),
+    companies: crud(Companies, {
+      id: CompanyId,
+      model: Company,
+      create: CreateCompany,
+      update: UpdateCompany,
+      list: ListCompanies,
+      path: "/v1/companies"
+    }),
+    customers: crud(Customers, {
+      id: CustomerId,
+      model: Customer,
+      create: CreateCustomer,
+      update: UpdateCustomer,
+      list: ListCustomers,
+      path: "/v1/customers"
+    }),
+    conversations: crud(Conversations, {
+      id: ConversationId,
+      model: Conversation,
+      create: CreateConversation,
+      update: UpdateConversation,
+      list: ListConversations,
+      path: "/v1/conversations"
+    }),
+    messages,
+    training: {
+      ...crud(Training, {
+        id: TrainingDataId,
+        model: TrainingDataItem,
+        create: CreateTrainingData,
+        update: UpdateTrainingData,
+        list: ListTrainingData,
+        path: "/v1/training-data"
+      }),
+      /** `POST /training-data/url/process` (D30). */
+      processUrls: (input: typeof ProcessUrls.Encoded) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(ProcessUrls)(input), s.processUrls)).pipe(
+          Effect.flatMap(encode(Schema.Array(TrainingDataItem)))
+        ),
+      /** `POST /training-data/{id}/resync-now` (D31). */
+      resync: (key: string) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeId(TrainingDataId)(key), s.resync)).pipe(
+          Effect.flatMap(encode(ResyncStarted))
+        ),
+      /** `GET /training-data/url/exists` (D20). */
+      urlExists: (query: typeof UrlExistsQuery.Encoded) =>
+        Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(UrlExistsQuery)(query), s.urlExists))
+    },
+    knowledgeBase: {
+      ...crud(KnowledgeBase, {
+        id: ArticleId,
+        model: Article,
+        create: CreateArticle,
+        update: UpdateArticle,
+        list: ListArticles,
+        path: "/v1/kb-articles"
+      }),
+      putTranslation: (key: string, locale: string, input: typeof PutTranslation.Encoded) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeRequest(PutTranslation)(input)]),
+            ([id, body]) => s.putTranslation(id, locale, body)
+          )).pipe(Effect.flatMap(encode(Article))),
+      revisions: (key: string, query: typeof ListRevisions.Encoded = {}) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeRequest(ListRevisions)(query)]),
+            ([id, q]) => s.listRevisions(id, q)
+          )).pipe(Effect.flatMap(encode(page(Revision)))),
+      /** `POST /kb-articles/{id}/revisions/{revisionId}/restore` (spec, D32). */
+      restore: (key: string, revision: string) =>
+        Effect.flatMap(KnowledgeBase, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(ArticleId)(key), decodeId(RevisionId)(revision)]),
+            ([id, r]) => s.restore(id, r)
+          )).pipe(Effect.flatMap(encode(Article)))
+    },
+    webhooks,
+    events: {
+      list: (query: typeof ListEvents.Encoded = {}) =>
+        Effect.flatMap(Events, (s) => Effect.flatMap(decodeRequest(ListEvents)(query), s.list)).pipe(
+          Effect.flatMap(encode(page(Event)))
+        )
+    }
+  }
+  return { principal, ...asPrincipal(api, principal) }
+}
