@@ -143,7 +143,7 @@ describe("createSupportEngine", () => {
       assert.strictEqual(reused, "IdempotencyKeyReused")
 
       const conversation = await api.conversations.create({ customer_id: first.id })
-      const message = { sender_type: "customer", sender_id: first.id, content: "Hello" }
+      const message = { sender_type: "customer", sender_id: first.id, content: "Hello" } as const
       const sent = await api.messages.create(conversation.id, message, { idempotencyKey: "m-1" })
       assert.deepStrictEqual(await api.messages.create(conversation.id, message, { idempotencyKey: "m-1" }), sent)
       assert.strictEqual((await api.messages.list({ conversation_id: conversation.id })).meta.total, 1)

@@ -53,20 +53,27 @@ import {
   UpdateTrainingData,
   UrlExistsQuery
 } from "../../../core/src/training/TrainingData.js"
-import { asPrincipal, crud, decodeId, encode, page } from "./Runner.js"
+import { asPrincipal, crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 import { webhooksApi } from "./WebhooksApi.js"
 
 /** The workspace-scoped API. Every call runs as `principal`, through the same services and checks as HTTP. */
 export const workspaceApi = (principal: PrincipalShape) => {
   const conversationId = decodeId(ConversationId)
   const messages = {
-    /** `POST /conversations/{id}/messages` (D29). */
-    create: (conversation: string, input: typeof CreateMessage.Encoded) =>
-      Effect.flatMap(Messages, (s) =>
-        Effect.flatMap(
-          Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
-          ([id, body]) => s.create(id, body)
-        )).pipe(Effect.flatMap(encode(Message))),
+    /** `POST /conversations/{id}/messages` (D29); `{ idempotencyKey }` makes a retry safe (D52). */
+    create: (conversation: string, input: typeof CreateMessage.Encoded, options?: KeyOptions) =>
+      keyed(
+        options,
+        "POST",
+        `/v1/conversations/${conversation}/messages`,
+        input,
+        201,
+        Effect.flatMap(Messages, (s) =>
+          Effect.flatMap(
+            Effect.all([conversationId(conversation), decodeRequest(CreateMessage)(input)]),
+            ([id, body]) => s.create(id, body)
+          )).pipe(Effect.flatMap(encode(Message)))
+      ),
     delete: (key: string) => Effect.flatMap(Messages, (s) => Effect.flatMap(decodeId(MessageId)(key), s.delete)),
     list: (query: typeof ListMessages.Encoded) =>
       Effect.flatMap(Messages, (s) => Effect.flatMap(decodeRequest(ListMessages)(query), s.list)).pipe(
