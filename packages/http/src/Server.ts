@@ -41,6 +41,7 @@ import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig } from "./shared/HttpConfig.js"
 import { ioSchedulerMiddleware, onIoScheduler } from "./shared/IoScheduler.js"
+import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
@@ -91,12 +92,18 @@ const GroupsLive = Layer.mergeAll(
 export const HttpApiLive: Layer.Layer<HttpApi.Api, never, ApiServices> = Layer.mergeAll(DocsLive, RequestMiddlewareLive)
   .pipe(Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))))
 
-/** The API served on the host's `HttpServer` (any platform's). */
+/**
+ * `SUPPORT_PUBLIC_URL`, else the host server's own address (D51). A malformed value stops the server at start,
+ * with the config error as the cause, instead of putting wrong links in every list.
+ */
+const PublicUrlOnServer: Layer.Layer<PublicUrl, never, HttpServer.HttpServer> = PublicUrl.fromEnv.pipe(Layer.orDie)
+
+/** The API served on the host's `HttpServer` (any platform's), lists linked on its public address (D51). */
 export const HttpLive: Layer.Layer<
   never,
   never,
   HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | ApiServices
-> = HttpApiBuilder.serve().pipe(Layer.provide(HttpApiLive))
+> = HttpApiBuilder.serve().pipe(Layer.provide(HttpApiLive), Layer.provide(PublicUrlOnServer))
 
 /** `SUPPORT_HOST` (default 127.0.0.1) and `SUPPORT_PORT` (default 8080; 0 picks a free port) (D41). */
 export const listenConfig = Config.all({
@@ -132,6 +139,7 @@ export const ServerLive: Layer.Layer<
     Layer.provide(WebhooksFromEnv),
     Layer.provide(HttpConfig.fromEnv),
     Layer.provide(RateLimitConfig.fromEnv),
+    Layer.provide(PublicUrl.fromEnv),
     Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
     Layer.provide(Untraced)
   )))

@@ -5,6 +5,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
 import { Effect, Option, Schema, SchemaAST } from "effect"
+import { PublicUrl, underPublicUrl } from "./PublicUrl.js"
 import { parameters } from "./Requests.js"
 
 /**
@@ -81,8 +82,8 @@ export interface List<A> {
 }
 
 /**
- * The absolute URL of the request: a web request knows its own (`originalUrl`); a node request is rebuilt from
- * its `Host` header, with `https` behind a proxy that sets `X-Forwarded-Proto`.
+ * The absolute URL of the request when no public URL is set (a handler mounted in another framework's server): a
+ * web request knows its own (`originalUrl`); a node request is rebuilt from its `Host` header.
  */
 const absoluteUrl = (request: HttpServerRequest.HttpServerRequest): URL => {
   if (URL.canParse(request.originalUrl)) return new URL(request.url, request.originalUrl)
@@ -94,8 +95,13 @@ const absoluteUrl = (request: HttpServerRequest.HttpServerRequest): URL => {
  * A keyset page (no page numbers) links only forward, by cursor; `first` restarts the same listing.
  */
 export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const url = absoluteUrl(request)
+  Effect.map(Effect.all([HttpServerRequest.HttpServerRequest, PublicUrl]), ([request, publicUrl]) => {
+    // D51: on the configured public address when there is one (the standalone server always has one), so the
+    // Host header never reaches a link.
+    const url = Option.match(publicUrl, {
+      onNone: () => absoluteUrl(request),
+      onSome: (base) => underPublicUrl(base, request.url)
+    })
     const { meta } = page
     const link = (set: Record<string, string | null>): string => {
       const target = new URL(url)
