@@ -37,7 +37,7 @@ export interface Running {
  */
 const serverCommand = (kind: StartKind): Array<string> =>
   kind === "serve"
-    ? [join(root, "packages/cli/dist/support-engine.mjs"), "serve"]
+    ? [join(root, "packages/cli/dist/bin/support-engine.mjs"), "serve"]
     : [join(root, "bench/build/servers", `${kind}.mjs`)]
 
 /** The servers and `pnpm start`'s executable, bundled the same way (packages/cli/build.mjs). */

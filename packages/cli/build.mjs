@@ -1,9 +1,9 @@
 /**
- * Bundles the `support-engine` executable, which `pnpm start` and `pnpm cli` run as `dist/support-engine.mjs`.
+ * Bundles the `support-engine` executable, which `pnpm start` and `pnpm cli` run as `dist/bin/support-engine.mjs`.
  * Loading one pre-built file instead of compiling every TypeScript source through tsx on each start cut start-up
  * from about 4 s to about 1 s here (docs/performance.md). The native SQLite driver stays external.
  *
- * The executable is one CommonJS file, `dist/support-engine.cjs`, and `dist/support-engine.mjs` is `launcher.mjs`,
+ * The executable is one CommonJS file, `dist/bin/support-engine.cjs`, and `dist/bin/support-engine.mjs` is `launcher.mjs`,
  * which compiles it through V8's code cache (Node 20 has no compile cache of its own for user code). Modules loaded
  * with `import()` (the `/docs` page's 3.4 MB script, undici, the PostgreSQL client, @effect/cli) are in that file
  * too, behind lazy initialisers: V8 compiles a function on its first call, and a start evaluates none of them.
@@ -39,7 +39,7 @@ const scalarOutOfIndex = {
 }
 
 const [outdir, ...entries] = process.argv.slice(2)
-const out = outdir === undefined ? join(here, "dist") : resolve(outdir)
+const out = outdir === undefined ? join(here, "dist", "bin") : resolve(outdir)
 
 /**
  * The executable is rebuilt only when something it is built from changed (by size and modification time): every file

@@ -1,5 +1,5 @@
 /**
- * Vitest global setup for the CLI tests: bundles `dist/support-engine.mjs` once, as `pnpm start` and `pnpm cli` do
+ * Vitest global setup for the CLI tests: bundles `dist/bin/support-engine.mjs` once, as `pnpm start` and `pnpm cli` do
  * before they run it, so the tests drive the very file users run.
  */
 import { execFileSync } from "node:child_process"

@@ -1,6 +1,6 @@
 /**
  * Runs the real `support-engine` executable as a child process, the way `pnpm cli` and `pnpm start` do (the bundle
- * `packages/cli/dist/support-engine.mjs`, built by the global setup, from the repository root), on a database the
+ * `packages/cli/dist/bin/support-engine.mjs`, built by the global setup, from the repository root), on a database the
  * test chooses. Everything waits on a deadline and fails with what the process printed, never on a sleep.
  */
 import { Command, type CommandExecutor } from "@effect/platform"
@@ -10,7 +10,7 @@ import { createConnection } from "node:net"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const bin = `${root}packages/cli/dist/support-engine.mjs`
+const bin = `${root}packages/cli/dist/bin/support-engine.mjs`
 
 /** Time a process gets to start or to reach an expected state (generous: CI machines are shared). */
 export const DEADLINE = Duration.seconds(45)

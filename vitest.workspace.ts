@@ -1,1 +1,0 @@
-export default ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"]
