@@ -5,14 +5,24 @@
  * the tagged error itself (`error._tag`, `error.status`, `error.code`, `error.message`). The machinery is in
  * `facade/Runner.ts`, the workspace-scoped services in `facade/WorkspaceApi.ts`.
  */
+import {
+  type Ability,
+  Actor,
+  ApiToken,
+  ApiTokenId,
+  CreateApiToken,
+  CreateUser,
+  CreateWorkspace,
+  decodeRequest,
+  entityTagOfJson,
+  Tokens,
+  User,
+  Users,
+  Workspace,
+  WorkspaceId,
+  Workspaces
+} from "@support-engine/core"
 import { Effect, type Layer, Redacted } from "effect"
-import { ApiTokenId, WorkspaceId } from "../../core/src/shared/Ids.js"
-import { entityTagOfJson } from "../../core/src/shared/Preconditions.js"
-import { type Ability, Actor } from "../../core/src/shared/Principal.js"
-import { decodeRequest } from "../../core/src/shared/Validation.js"
-import { ApiToken, CreateApiToken } from "../../core/src/workspaces/ApiToken.js"
-import { CreateUser, CreateWorkspace, User, Workspace } from "../../core/src/workspaces/Workspace.js"
-import { Tokens, Users, Workspaces } from "../../core/src/workspaces/Workspaces.js"
 import { decodeId, encode, type FacadeServices, makeRunner, type Promised, promised } from "./facade/Runner.js"
 import { workspaceApi } from "./facade/WorkspaceApi.js"
 

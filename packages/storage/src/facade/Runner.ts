@@ -4,15 +4,20 @@
  * so a bad value is the same `ValidationError`), idempotency keys, and the wrappers that give a nested API object a
  * principal and Promises.
  */
+import {
+  decodeRequest,
+  type EngineError,
+  type EngineService,
+  Idempotency,
+  type Page,
+  PageMeta,
+  Principal,
+  type PrincipalShape,
+  requestFingerprint,
+  type Webhooks,
+  type WriteOptions
+} from "@support-engine/core"
 import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema } from "effect"
-import type { EngineService } from "../../../core/src/Engine.js"
-import { Idempotency, requestFingerprint } from "../../../core/src/idempotency/Idempotency.js"
-import type { EngineError } from "../../../core/src/shared/Errors.js"
-import { type Page, PageMeta } from "../../../core/src/shared/Pagination.js"
-import type { WriteOptions } from "../../../core/src/shared/Preconditions.js"
-import { Principal, type PrincipalShape } from "../../../core/src/shared/Principal.js"
-import { decodeRequest } from "../../../core/src/shared/Validation.js"
-import type { Webhooks } from "../../../core/src/webhooks/Webhooks.js"
 
 /** What the Promise API runs on: every core service, webhook subscriptions included. */
 export type FacadeServices = EngineService | Webhooks

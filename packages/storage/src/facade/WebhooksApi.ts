@@ -2,20 +2,21 @@
  * Webhook subscriptions and their deliveries in the Promise API (D3b, D36, D37, D46): the operations of the HTTP
  * webhooks group, through core's `Webhooks` service. `create` and `rotateSecret` answer the secret, this once.
  */
-import { Effect } from "effect"
-import { DeliveryId, WebhookId } from "../../../core/src/shared/Ids.js"
-import { decodeRequest } from "../../../core/src/shared/Validation.js"
 import {
   CreateWebhook,
+  decodeRequest,
+  DeliveryId,
   ListWebhookDeliveries,
   ListWebhooks,
   RotateWebhookSecret,
   UpdateWebhook,
   Webhook,
   WebhookDelivery,
+  WebhookId,
+  Webhooks,
   WebhookWithSecret
-} from "../../../core/src/webhooks/Webhook.js"
-import { Webhooks } from "../../../core/src/webhooks/Webhooks.js"
+} from "@support-engine/core"
+import { Effect } from "effect"
 import { crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 
 export const webhooksApi = () => {

@@ -3,56 +3,62 @@
  * decoding, checks and answers. Inputs are typed as the request schemas' encoded (JSON) form; outputs are the JSON
  * the HTTP API returns.
  */
-import { Effect, Schema } from "effect"
-import { Agent, CreateAgent, ListAgents, UpdateAgent } from "../../../core/src/agents/Agent.js"
-import { Agents } from "../../../core/src/agents/Agents.js"
-import { Companies } from "../../../core/src/companies/Companies.js"
-import { Company, CreateCompany, ListCompanies, UpdateCompany } from "../../../core/src/companies/Company.js"
 import {
-  Conversation,
-  CreateConversation,
-  ListConversations,
-  UpdateConversation
-} from "../../../core/src/conversations/Conversation.js"
-import { Conversations } from "../../../core/src/conversations/Conversations.js"
-import { CreateMessage, ListMessages, Message } from "../../../core/src/conversations/Message.js"
-import { Messages } from "../../../core/src/conversations/Messages.js"
-import { CreateCustomer, Customer, ListCustomers, UpdateCustomer } from "../../../core/src/customers/Customer.js"
-import { Customers } from "../../../core/src/customers/Customers.js"
-import { Event } from "../../../core/src/events/Event.js"
-import { Events, ListEvents } from "../../../core/src/events/Events.js"
-import {
-  Article,
-  CreateArticle,
-  ListArticles,
-  ListRevisions,
-  PutTranslation,
-  Revision,
-  UpdateArticle
-} from "../../../core/src/knowledge-base/Article.js"
-import { KnowledgeBase } from "../../../core/src/knowledge-base/KnowledgeBase.js"
-import {
+  Agent,
   AgentId,
+  Agents,
+  Article,
   ArticleId,
+  Companies,
+  Company,
   CompanyId,
+  Conversation,
   ConversationId,
-  CustomerId,
-  MessageId,
-  RevisionId,
-  TrainingDataId
-} from "../../../core/src/shared/Ids.js"
-import type { PrincipalShape } from "../../../core/src/shared/Principal.js"
-import { decodeRequest } from "../../../core/src/shared/Validation.js"
-import { Training } from "../../../core/src/training/Training.js"
-import {
+  Conversations,
+  CreateAgent,
+  CreateArticle,
+  CreateCompany,
+  CreateConversation,
+  CreateCustomer,
+  CreateMessage,
   CreateTrainingData,
+  Customer,
+  CustomerId,
+  Customers,
+  decodeRequest,
+  Event,
+  Events,
+  KnowledgeBase,
+  ListAgents,
+  ListArticles,
+  ListCompanies,
+  ListConversations,
+  ListCustomers,
+  ListEvents,
+  ListMessages,
+  ListRevisions,
   ListTrainingData,
+  Message,
+  MessageId,
+  Messages,
+  type PrincipalShape,
   ProcessUrls,
+  PutTranslation,
   ResyncStarted,
+  Revision,
+  RevisionId,
+  Training,
+  TrainingDataId,
   TrainingDataItem,
+  UpdateAgent,
+  UpdateArticle,
+  UpdateCompany,
+  UpdateConversation,
+  UpdateCustomer,
   UpdateTrainingData,
   UrlExistsQuery
-} from "../../../core/src/training/TrainingData.js"
+} from "@support-engine/core"
+import { Effect, Schema } from "effect"
 import { asPrincipal, crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 import { webhooksApi } from "./WebhooksApi.js"
 
