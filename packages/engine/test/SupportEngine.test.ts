@@ -93,6 +93,37 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("agents.ask answers from a published article with the same JSON as HTTP; a read token may ask (D53)", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "ask.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const agent = await api.agents.create({ name: "Bot" })
+      const article = await api.knowledgeBase.create({
+        status: "published",
+        translations: [{ locale: "en", title: "Shipping", content: "We ship worldwide." }]
+      })
+      const issued = await engine.tokens.create({
+        workspace_id: workspace.id,
+        name: "r",
+        abilities: ["external-api:read"]
+      })
+      const reader = await engine.withToken(issued.token)
+      assert.deepStrictEqual(await reader.agents.ask(agent.id, { question: "Do you ship abroad?", channel: "chat" }), {
+        answer: "We ship worldwide.",
+        citations: [{ type: "kb_article", id: article.id, title: "Shipping", url: null }],
+        escalation: null
+      })
+      const invalid = await reader.agents.ask(agent.id, { question: "", channel: "sms" }).then(
+        () => null,
+        (e: unknown) => e
+      )
+      assert.deepInclude(invalid, { _tag: "ValidationError", status: 422 })
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("rejects with the typed errors of the contract", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
     try {

@@ -5,10 +5,13 @@
  */
 import {
   Agent,
+  AgentAsk,
   AgentId,
   Agents,
   Article,
   ArticleId,
+  AskAgent,
+  AskAnswer,
   Companies,
   Company,
   CompanyId,
@@ -88,14 +91,23 @@ export const workspaceApi = (principal: PrincipalShape) => {
   }
   const webhooks = webhooksApi()
   const api = {
-    agents: crud(Agents, {
-      id: AgentId,
-      model: Agent,
-      create: CreateAgent,
-      update: UpdateAgent,
-      list: ListAgents,
-      path: "/v1/agents"
-    }),
+    agents: {
+      ...crud(Agents, {
+        id: AgentId,
+        model: Agent,
+        create: CreateAgent,
+        update: UpdateAgent,
+        list: ListAgents,
+        path: "/v1/agents"
+      }),
+      /** `POST /agents/{id}/ask` (D53): what the agent would answer, stored nowhere; the read ability suffices. */
+      ask: (key: string, input: typeof AskAgent.Encoded) =>
+        Effect.flatMap(AgentAsk, (s) =>
+          Effect.flatMap(
+            Effect.all([decodeId(AgentId)(key), decodeRequest(AskAgent)(input)]),
+            ([id, body]) => s.ask(id, body)
+          )).pipe(Effect.flatMap(encode(AskAnswer)))
+    },
     companies: crud(Companies, {
       id: CompanyId,
       model: Company,
