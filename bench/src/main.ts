@@ -11,6 +11,7 @@ import { cpus, freemem, tmpdir, totalmem } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { retrievalLatency, retrievalReport } from "./AiRetrieval.js"
 import { operationRequests } from "./Fixtures.js"
 import {
   inProcess,
@@ -34,6 +35,8 @@ const quick = process.argv.includes("--quick")
 const seamsOnly = process.argv.includes("--seams")
 /** `--search`: only the search-at-scale phase (its seeds take minutes at 1,000,000 rows). */
 const searchOnly = process.argv.includes("--search")
+/** `--ai`: only agent retrieval at 10,000 and 1,000,000 passages (AiRetrieval.ts). */
+const aiOnly = process.argv.includes("--ai")
 
 const settings = quick
   ? {
@@ -324,6 +327,15 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (aiOnly) {
+      const results = []
+      for (const passages of quick ? [10_000, 100_000] : [10_000, 1_000_000]) {
+        progress(`ai: ${passages.toLocaleString("en")} passages`)
+        results.push(await retrievalLatency(dir, passages, 200))
+      }
+      process.stdout.write(`\n${retrievalReport(results)}\n`)
+      return
+    }
     if (searchOnly) {
       const search = await searchPhase(dir)
       process.stdout.write(`\n${searchReport(search)}\n`)

@@ -114,7 +114,7 @@ describe("createSupportEngine", () => {
         citations: [{ type: "kb_article", id: article.id, title: "Shipping", url: null }],
         escalation: null
       })
-      const invalid = await reader.agents.ask(agent.id, { question: "", channel: "sms" }).then(
+      const invalid = await reader.agents.ask(agent.id, { question: "", channel: "chat" }).then(
         () => null,
         (e: unknown) => e
       )
