@@ -25,3 +25,35 @@ describe("Timestamp (D6)", () => {
     expect(Either.isLeft(Schema.decodeUnknownEither(Timestamp)("yesterday"))).toBe(true)
   })
 })
+
+describe("Timestamp input (D49): RFC 3339 with a zone, nothing else", () => {
+  const decode = (s: string) => Either.map(Schema.decodeUnknownEither(Timestamp)(s), Schema.encodeSync(Timestamp))
+
+  it("accepts Z, offsets, lower case, a space separator and up to nine fraction digits, normalised to UTC", () => {
+    expect(decode("2026-01-02T03:04:05Z")).toEqual(Either.right("2026-01-02T03:04:05.000+00:00"))
+    expect(decode("2026-01-02t03:04:05z")).toEqual(Either.right("2026-01-02T03:04:05.000+00:00"))
+    expect(decode("2026-01-02 03:04:05+02:00")).toEqual(Either.right("2026-01-02T01:04:05.000+00:00"))
+    expect(decode("2026-01-02T03:04:05.123456789-00:30")).toEqual(Either.right("2026-01-02T03:34:05.123+00:00"))
+    expect(decode("2024-02-29T00:00:00Z")).toEqual(Either.right("2024-02-29T00:00:00.000+00:00"))
+  })
+
+  it("refuses dates without a zone, other formats and impossible dates", () => {
+    for (
+      const input of [
+        "Jan 2 2026",
+        "2026-01-02",
+        "2026-01-02T03:04:05",
+        "2026-01-02T03:04Z",
+        "2026-02-30T00:00:00Z",
+        "2025-02-29T00:00:00Z",
+        "2026-13-01T00:00:00Z",
+        "2026-01-02T24:00:00Z",
+        "2026-01-02T03:04:05+0200",
+        "2026-01-02T03:04:05.Z",
+        "+002026-01-02T03:04:05Z",
+        "1767323045",
+        " 2026-01-02T03:04:05Z"
+      ]
+    ) expect([input, Either.isLeft(decode(input))]).toEqual([input, true])
+  })
+})

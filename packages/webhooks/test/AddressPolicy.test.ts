@@ -5,6 +5,7 @@ import {
   CreateWebhook,
   HostResolver,
   isRefusedAddress,
+  REFUSED_ADDRESS_MESSAGE,
   UpdateWebhook,
   Webhooks
 } from "@support-engine/core"
@@ -76,7 +77,12 @@ describe("URL policy (D36, D47)", () => {
         assert.strictEqual((yield* check(url, false))._tag, "Right", url)
       }
       for (
-        const url of ["https://172.15.255.255/", "https://172.32.0.1/", "https://11.0.0.1/", "https://[2001:db8::1]/"]
+        const url of [
+          "https://172.15.255.255/",
+          "https://172.32.0.1/",
+          "https://11.0.0.1/",
+          "https://[2606:4700:4700::1111]/"
+        ]
       ) {
         assert.strictEqual((yield* check(url, false))._tag, "Right", `${url}: just outside a refused range`)
       }
@@ -104,9 +110,12 @@ describe("URL policy (D36, D47)", () => {
     assert.isFalse(isRefusedAddress("169.255.0.1"))
     assert.isTrue(isRefusedAddress("fc00::1"))
     assert.isTrue(isRefusedAddress("fdff::1"))
-    assert.isFalse(isRefusedAddress("fe00::1"))
     assert.isTrue(isRefusedAddress("febf::1"))
-    assert.isFalse(isRefusedAddress("fec0::1"))
+    // Outside 2000::/3 nothing is global unicast (D50): fe00::/9 is unassigned, fec0::/10 deprecated site-local.
+    assert.isTrue(isRefusedAddress("fe00::1"))
+    assert.isTrue(isRefusedAddress("fec0::1"))
+    assert.isFalse(isRefusedAddress("2606:4700:4700::1111"))
+    assert.isTrue(isRefusedAddress("100.100.100.200"))
     assert.isTrue(isRefusedAddress("not an address"))
   })
 
@@ -122,7 +131,7 @@ describe("URL policy (D36, D47)", () => {
         if (refused._tag !== "ValidationError") return assert.fail(`expected a ValidationError, got ${refused._tag}`)
         assert.strictEqual(refused.status, 422)
         assert.deepStrictEqual(refused.errors, {
-          url: ["must not point to a loopback, private, link-local or unspecified address"]
+          url: [REFUSED_ADDRESS_MESSAGE]
         })
         const created = yield* webhooks.create(
           new CreateWebhook({ url: "https://hooks.example.com/in", events: ["*"] })

@@ -4,7 +4,7 @@ import { AgentId, EscalationRuleId, ProhibitedPhraseId, UserId } from "../shared
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
 import { Timestamp } from "../shared/Timestamp.js"
-import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
+import { BoundedString, HttpUrl } from "../shared/Validation.js"
 
 export class ProhibitedPhrase extends Model.Class<ProhibitedPhrase>("ProhibitedPhrase")({
   id: ProhibitedPhraseId,
@@ -44,10 +44,11 @@ export class Agent extends Model.Class<Agent>("Agent")({
   updated_at: Timestamp
 }) {}
 
-const PhraseInput = Schema.Struct({ phrase: BoundedString(255).pipe(Schema.minLength(1)) })
+// D48: bounded so that a list of agents cannot grow past a bound in bytes.
+const PhraseInput = Schema.Struct({ phrase: BoundedString(500).pipe(Schema.minLength(1)) })
 const RuleInput = Schema.Struct({
   channel: EscalationChannel,
-  rule: Text.pipe(Schema.minLength(1)),
+  rule: BoundedString(1000).pipe(Schema.minLength(1)),
   escalate_to: UserId
 })
 
@@ -59,8 +60,8 @@ const fields = {
   response_length: Schema.optional(BoundedString(255)),
   is_active: Schema.optional(Schema.Boolean),
   auto_reply: Schema.optional(Schema.Boolean),
-  prohibited_phrases: Schema.optional(Schema.Array(PhraseInput)),
-  escalation_rules: Schema.optional(Schema.Array(RuleInput))
+  prohibited_phrases: Schema.optional(Schema.Array(PhraseInput).pipe(Schema.maxItems(100))),
+  escalation_rules: Schema.optional(Schema.Array(RuleInput).pipe(Schema.maxItems(50)))
 }
 
 const Name = BoundedString(255).pipe(Schema.minLength(1))

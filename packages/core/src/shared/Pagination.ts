@@ -17,15 +17,26 @@ import * as Model from "./Model.js"
 import type { SliceRequest } from "./Repository.js"
 import { Timestamp } from "./Timestamp.js"
 
-export const PerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
-export const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+/** The highest page number a list accepts (D49): a deeper offset is a scan no client needs; cursors go further. */
+export const MAX_PAGE = 1_000_000
+
+/**
+ * A query integer (D49): decimal digits only. `Schema.NumberFromString` takes anything `Number()` reads (`0x10`,
+ * `1e1`, `+5`, `5.0`), which a client must not rely on, and `1e15` passed its integer check.
+ */
+export const DecimalInt = Schema.compose(
+  Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}$/, { message: () => "must be a whole number in decimal digits" })),
+  Schema.NumberFromString
+)
+export const PerPage = DecimalInt.pipe(Schema.int(), Schema.between(1, 100))
+export const PageNumber = DecimalInt.pipe(Schema.int(), Schema.between(1, MAX_PAGE))
 /** A cursor as clients send it back: opaque, and never longer than what the engine makes. */
 export const CursorToken = Schema.String.pipe(Schema.maxLength(512))
 
 /** `page`, `per_page`, `cursor` and `updated_since` as typed values (D16, D52). */
 export class PageRequest extends Model.Class<PageRequest>("PageRequest")({
   /** Absent means 1; sent together with `cursor` or `updated_since`, a 422 (D52). */
-  page: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  page: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_PAGE))),
   per_page: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 15 }),
   cursor: Schema.optional(CursorToken),
   updated_since: Schema.optional(Timestamp)

@@ -5,9 +5,10 @@
  */
 import { Effect, Schema } from "effect"
 import { ValidationError } from "./Errors.js"
+import { StoredString } from "./Validation.js"
 
 /** `q` as sent: at most 200 characters. */
-export const SearchText = Schema.String.pipe(Schema.maxLength(200)).annotations({
+export const SearchText = StoredString.pipe(Schema.maxLength(200)).annotations({
   description: "Full-text search: every word (letters and digits) must match, as a prefix, case-insensitive; " +
     "best match first. Paged by page number only (not with cursor or updated_since)."
 })

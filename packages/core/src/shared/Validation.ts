@@ -44,13 +44,31 @@ export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {
     Effect.mapError(decode(input), (error) => new ValidationError({ errors: fieldErrors(error) }))
 }
 
-/** A string of at most `max` characters (D33: 65,535 where the contract lists no bound). */
-export const BoundedString = (max: number) => Schema.String.pipe(Schema.maxLength(max))
+/** U+0000, or a UTF-16 surrogate that is not half of a pair (an emoji's pair is fine). */
+const NUL = /\u0000/
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * A string every database stores as sent (D48): PostgreSQL refuses U+0000 in text (a 500 before this check) and
+ * SQLite silently replaces lone surrogates, so both are refused here, in core, for every face of the engine.
+ */
+export const StoredString = Schema.String.pipe(
+  Schema.filter((s) =>
+    NUL.test(s) ?
+      "must not contain NUL (U+0000) characters" :
+      LONE_SURROGATE.test(s) ?
+      "must not contain unpaired UTF-16 surrogates" :
+      true
+  )
+)
+
+/** A string of at most `max` characters (D33: 65,535 where the contract lists no bound), storable (D48). */
+export const BoundedString = (max: number) => StoredString.pipe(Schema.maxLength(max))
 export const DEFAULT_MAX_LENGTH = 65_535
 export const Text = BoundedString(DEFAULT_MAX_LENGTH)
 
 /** An absolute http(s) URL of at most 2,048 characters. */
-export const HttpUrl = Schema.String.pipe(
+export const HttpUrl = StoredString.pipe(
   Schema.maxLength(2048),
   Schema.filter((s) => {
     try {
@@ -63,7 +81,7 @@ export const HttpUrl = Schema.String.pipe(
 )
 
 /** An email address (the shape check every mail client agrees on; deliverability is not checked). */
-export const Email = Schema.String.pipe(
+export const Email = StoredString.pipe(
   Schema.maxLength(255),
   Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be a valid email address" })
 )

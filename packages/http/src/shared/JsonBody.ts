@@ -46,6 +46,29 @@ const readAtMost = (request: HttpServerRequest.HttpServerRequest, limit: number,
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
+/** How deep a body may nest (D48): far past any request's shape, short of what formatting an error can recurse. */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether `value` nests deeper than `max` arrays and objects; iterative, so no input can overflow the stack. */
+export const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop()!
+    if (typeof next !== "object" || next === null) continue
+    if (depth > max) return true
+    for (const child of Array.isArray(next) ? next : Object.values(next)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return false
+}
+
+const parseJson = (text: string): unknown => {
+  const value: unknown = JSON.parse(text)
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new Error("nested too deeply")
+  return value
+}
+
 /**
  * D7: an empty body reads as `{}`, so a body-less create reports its missing fields (422) and a body-less update
  * changes nothing; a non-empty one must say `application/json` (415) and parse (400).
@@ -58,7 +81,7 @@ const readJson = (
   Effect.flatMap(readAtMost(request, limit, nodeEvents), (bytes) => {
     if (bytes.length === 0) return Effect.succeed({})
     if (!isJsonMediaType(request.headers["content-type"])) return Effect.fail(HttpFailure.unsupportedMediaType)
-    return Effect.try({ try: (): unknown => JSON.parse(utf8.decode(bytes)), catch: () => HttpFailure.malformedJson })
+    return Effect.try({ try: () => parseJson(utf8.decode(bytes)), catch: () => HttpFailure.malformedJson })
   })
 
 /** The same request, except that its body can only be read as JSON, through `readJson`. */

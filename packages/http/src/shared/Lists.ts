@@ -31,10 +31,10 @@ const integerParameter = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schem
 /** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15 (D16). */
 export const PageQuery = {
   page: Schema.optionalWith(integerParameter(PageNumber), { exact: true }).annotations({
-    description: "Page number, an integer of at least 1 (default 1)"
+    description: "Page number, an integer from 1 to 1,000,000 in decimal digits (default 1)"
   }),
   per_page: Schema.optionalWith(integerParameter(PerPage), { exact: true }).annotations({
-    description: "Items per page, an integer from 1 to 100 (default 15)"
+    description: "Items per page, an integer from 1 to 100 in decimal digits (default 15)"
   }),
   cursor: Schema.optionalWith(CursorToken, { exact: true }).annotations({
     description: "Continue after the last row of a previous page: that answer's `meta.next_cursor` (opaque). " +
