@@ -27,18 +27,20 @@ layer(testServer("input-bounds"), { excludeTestServices: true })("input bounds (
   it.effect("query numbers: decimal digits only, page 1..1,000,000, per_page 1..100 (422 naming the field)", () =>
     Effect.gen(function*() {
       const { token } = yield* tenant()
-      for (const [query, field] of [
-        ["page=1e15", "page"],
-        ["page=0x10", "page"],
-        ["page=1e1", "page"],
-        ["page=%2B5", "page"],
-        ["page=5.0", "page"],
-        ["page=1000001", "page"],
-        ["page=0", "page"],
-        ["per_page=101", "per_page"],
-        ["per_page=1e1", "per_page"],
-        ["per_page=", "per_page"]
-      ] as const) {
+      for (
+        const [query, field] of [
+          ["page=1e15", "page"],
+          ["page=0x10", "page"],
+          ["page=1e1", "page"],
+          ["page=%2B5", "page"],
+          ["page=5.0", "page"],
+          ["page=1000001", "page"],
+          ["page=0", "page"],
+          ["per_page=101", "per_page"],
+          ["per_page=1e1", "per_page"],
+          ["per_page=", "per_page"]
+        ] as const
+      ) {
         const response = yield* raw("GET", `/v1/customers?${query}`, { token })
         assert.strictEqual(response.status, 422, query)
         assert.deepStrictEqual(Object.keys((response.body as { errors: object }).errors), [field], query)
@@ -55,9 +57,13 @@ layer(testServer("input-bounds"), { excludeTestServices: true })("input bounds (
         assert.strictEqual(response.status, 422, value)
         assert.deepStrictEqual(Object.keys((response.body as { errors: object }).errors), ["updated_since"], value)
       }
-      const zoned = yield* raw("GET", `/v1/customers?updated_since=${encodeURIComponent("2026-01-02T03:04:05+02:00")}`, {
-        token
-      })
+      const zoned = yield* raw(
+        "GET",
+        `/v1/customers?updated_since=${encodeURIComponent("2026-01-02T03:04:05+02:00")}`,
+        {
+          token
+        }
+      )
       assert.strictEqual(zoned.status, 200)
     }))
 
