@@ -5,7 +5,7 @@
  * passages hold the words asked about. A selective question reads the matching postings only, so its cost should
  * hardly grow with the index: the report gives the latency at each size and the ratio largest/smallest.
  */
-import { createSupportEngine } from "@support-engine/storage"
+import { createSupportEngine } from "@support-engine/engine"
 import Database from "better-sqlite3"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
