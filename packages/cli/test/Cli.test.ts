@@ -265,14 +265,22 @@ describe("support-engine provisioning (D40)", () => {
           cliJson(env, "workspace", "create", "--name", "Acme", "--json"),
           Schema.decodeUnknown(Workspace)
         )
-        const raw = yield* cliJson(
+        // D50: documentation and other special-purpose addresses are refused by default (an input only: nothing
+        // connects); the subscription itself points at loopback with private targets allowed.
+        const documentation = yield* cli(
           env,
+          ...["webhook", "create", "--workspace", workspace.id, "--url", "https://203.0.113.10/hooks", "--events", "*"]
+        )
+        assert.strictEqual(documentation.exitCode, 1)
+        assert.include(documentation.stderr, "SUPPORT_WEBHOOK_ALLOW_PRIVATE=true")
+        const raw = yield* cliJson(
+          { ...env, SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true" },
           "webhook",
           "create",
           "--workspace",
           workspace.id,
           "--url",
-          "https://203.0.113.10/hooks",
+          "https://127.0.0.1:9/hooks",
           "--events",
           "conversation.created, customer.updated",
           "--description",
@@ -290,7 +298,7 @@ describe("support-engine provisioning (D40)", () => {
           Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)),
           Effect.provide(context)
         )
-        assert.deepStrictEqual([stored.url, stored.description], ["https://203.0.113.10/hooks", "CRM sync"])
+        assert.deepStrictEqual([stored.url, stored.description], ["https://127.0.0.1:9/hooks", "CRM sync"])
 
         const local = [
           "webhook",
