@@ -15,8 +15,10 @@ import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
 import { KnowledgeBase } from "./knowledge-base/KnowledgeBase.js"
 import { IdGenerator } from "./shared/IdGenerator.js"
-import { Training, TrainingSignal, TrainingWorker } from "./training/Training.js"
+import { Training } from "./training/Training.js"
 import { TrainingProcessor } from "./training/TrainingProcessor.js"
+import { TrainingSignal } from "./training/TrainingSignal.js"
+import { TrainingWorker } from "./training/TrainingWorker.js"
 import { Tokens, Users, Workspaces } from "./workspaces/Workspaces.js"
 
 /** Every core service. */

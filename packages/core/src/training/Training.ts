@@ -1,8 +1,8 @@
 /**
- * Training data (D20, D30, D31): items of five types, URL discovery, agents, folders, resync, and the worker that
- * processes queued items on Effect's clock. Every change records its `training.*` event in the same transaction.
+ * Training data (D20, D30, D31): items of five types, URL discovery, agents, folders and resync. Every change
+ * records its `training.*` event in the same transaction; `TrainingWorker.ts` processes what is queued.
  */
-import { DateTime, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
+import { Effect, Option } from "effect"
 import { slugify } from "../agents/Agent.js"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { encodeData, Events } from "../events/Events.js"
@@ -13,20 +13,18 @@ import {
   NotFound,
   NoUrlsProvided,
   orNotFound,
-  type PersistenceError,
   UrlDiscoveryRequired,
   ValidationError
 } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
-import { type AgentId, TrainingDataId, TrainingFolderId, UrlPageId, type WorkspaceId } from "../shared/Ids.js"
+import { type AgentId, TrainingDataId, TrainingFolderId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite, Principal } from "../shared/Principal.js"
+import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
 import { normalizeUrl } from "../shared/UrlNormalization.js"
-import { WorkspaceRepo } from "../workspaces/WorkspaceRepo.js"
 import {
   type CreateTrainingData,
   type CreateTrainingFolder,
@@ -36,22 +34,13 @@ import {
   TrainingDataItem,
   TrainingFolder,
   type UpdateTrainingData,
-  type UrlExistsQuery,
-  UrlPage
+  type UrlExistsQuery
 } from "./TrainingData.js"
-import { TrainingProcessor } from "./TrainingProcessor.js"
 import { TrainingRepo } from "./TrainingRepo.js"
+import { TrainingSignal } from "./TrainingSignal.js"
 
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((id) => b.includes(id))
-
-/** Wakes the worker when items are queued, so processing does not wait for the next poll. */
-export class TrainingSignal extends Effect.Service<TrainingSignal>()("@support-engine/core/TrainingSignal", {
-  effect: Effect.map(Queue.sliding<void>(1), (queue) => ({
-    notify: Queue.offer(queue, undefined).pipe(Effect.asVoid),
-    wait: Queue.take(queue)
-  }))
-}) {}
 
 export class Training extends Effect.Service<Training>()("@support-engine/core/Training", {
   effect: Effect.gen(function*() {
@@ -332,104 +321,3 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
   }),
   dependencies: [Events.Default, TrainingSignal.Default]
 }) {}
-
-/** How long a claimed item stays leased to one worker; a worker that died releases it by letting it expire. */
-export const TRAINING_LEASE = Duration.minutes(5)
-
-/**
- * The worker that moves queued items through processing (D31), on Effect's clock. `processNext` is one step:
- * claim the oldest due item, record `processing`, run the `TrainingProcessor`, record `completed` or `failed`
- * with the discovered pages — each state change in a transaction with its `training.updated` event, attributed
- * to the system actor (D44).
- */
-export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-engine/core/TrainingWorker", {
-  effect: Effect.gen(function*() {
-    const repo = yield* TrainingRepo
-    const workspaces = yield* WorkspaceRepo
-    const processor = yield* TrainingProcessor
-    const tx = yield* Transactor
-    const ids = yield* IdGenerator
-    const events = yield* Events
-
-    const processNext: Effect.Effect<boolean, PersistenceError> = Effect.gen(function*() {
-      const at = yield* now
-      const claim = yield* tx.withTransaction(Effect.gen(function*() {
-        const claimed = yield* repo.claimNext(at, DateTime.addDuration(at, TRAINING_LEASE))
-        if (Option.isNone(claimed)) return Option.none()
-        const { item, workspaceId } = claimed.value
-        const workspace = yield* workspaces.findById(workspaceId)
-        if (Option.isNone(workspace)) return Option.none()
-        const principal = Principal.system(workspaceId, workspace.value.organization_id)
-        yield* events.record("training.updated", encodeData(TrainingDataItem, item)).pipe(
-          Effect.provideService(Principal, principal)
-        )
-        return Option.some({ item, workspaceId, principal })
-      }))
-      if (Option.isNone(claim)) return false
-      const { item, principal, workspaceId } = claim.value
-      // The processor is the host's code: if it dies, the item fails instead of the worker.
-      const outcome = yield* processor.process(item).pipe(
-        Effect.catchAllDefect((defect) => Effect.succeed({ _tag: "Failed" as const, reason: String(defect) }))
-      )
-      yield* tx.withTransaction(
-        Effect.gen(function*() {
-          // The item may have been deleted or updated while it was processed: finish on its current state.
-          const current = yield* repo.findById(workspaceId, item.id)
-          if (Option.isNone(current)) return
-          const finishedAt = yield* now
-          const done = new TrainingDataItem({
-            ...current.value,
-            status: outcome._tag === "Completed" ? "completed" : "failed",
-            is_processed: outcome._tag === "Completed",
-            updated_at: finishedAt
-          })
-          if (outcome._tag === "Completed") {
-            const pages = yield* Effect.forEach(outcome.pages, (url) =>
-              Effect.gen(function*() {
-                const normalized = normalizeUrl(url)
-                if (normalized === null) return Option.none()
-                const page = new UrlPage({
-                  id: UrlPageId.make(yield* ids.uuid),
-                  training_data_id: item.id,
-                  url,
-                  status: "completed",
-                  created_at: finishedAt,
-                  updated_at: finishedAt
-                })
-                return Option.some({ page, normalized })
-              }))
-            yield* repo.replacePages(workspaceId, item.id, pages.flatMap(Option.toArray))
-          }
-          yield* repo.update(workspaceId, done)
-          yield* events.record("training.updated", encodeData(TrainingDataItem, done))
-        }).pipe(Effect.provideService(Principal, principal))
-      )
-      return true
-    })
-
-    /** Drains the queue, then waits for a signal or the next poll. */
-    const drain = Effect.repeat(processNext, { while: (processed) => processed })
-
-    return { processNext, drain } as const
-  }),
-  dependencies: [Events.Default]
-}) {
-  /**
-   * The running worker: drains on start, when signalled, and every `pollInterval` (work queued by another
-   * process, or a lease that expired). Stops with its scope.
-   */
-  static readonly layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}) =>
-    Layer.scopedDiscard(Effect.gen(function*() {
-      const worker = yield* TrainingWorker
-      const signal = yield* TrainingSignal
-      const interval = options.pollInterval ?? Duration.seconds(1)
-      const wake = Effect.race(signal.wait, Effect.sleep(interval))
-      yield* worker.drain.pipe(
-        Effect.zipRight(wake),
-        // A database hiccup must not stop training for good: log it and try again at the next wake-up.
-        Effect.catchTag("PersistenceError", (error) => Effect.logWarning("training worker step failed", error.reason)),
-        Effect.repeat(Schedule.forever),
-        Effect.forkScoped
-      )
-    }))
-}
