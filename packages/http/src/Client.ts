@@ -1,6 +1,7 @@
 /** The typed client of the API for TypeScript hosts: every endpoint, with core's request and error types. */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, FiberRef, identity, type Redacted } from "effect"
+import { fieldErrors, ValidationError } from "@support-engine/core"
+import { Effect, FiberRef, identity, ParseResult, Predicate, type Redacted } from "effect"
 import { Api } from "./Api.js"
 
 export interface ClientOptions {
@@ -29,19 +30,58 @@ const addExtraHeaders = HttpClient.mapRequestEffect((request: HttpClientRequest.
 )
 
 /**
+ * Parse errors raised while decoding a server's answer. `transformResponse` sees only the decoding of answers, so a
+ * parse error that is not in this set was raised while encoding the request, before anything was sent.
+ */
+const answerErrors = new WeakSet<object>()
+
+const markAnswerErrors = (effect: Effect.Effect<unknown, unknown>) =>
+  Effect.tapError(effect, (error) => {
+    if (ParseResult.isParseError(error)) answerErrors.add(error)
+    return Effect.void
+  })
+
+/**
+ * A request the client refuses before sending fails with the same `ValidationError` (and the same plain field
+ * messages, D51) that the server would answer with a 422, so a host handles both in one place. A malformed answer
+ * from the server stays a `ParseError`: it is not the caller's input that is wrong.
+ */
+const requestErrorsAsValidation =
+  (method: (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>) => (...args: ReadonlyArray<unknown>) =>
+    Effect.catchIf(
+      method(...args),
+      (error) => ParseResult.isParseError(error) && !answerErrors.has(error),
+      (error) => Effect.fail(new ValidationError({ errors: fieldErrors(error as ParseResult.ParseError) }))
+    )
+
+/** Wraps every endpoint of a client made by `HttpApiClient.make`: groups of methods, and top-level methods. */
+const wrapMethods = (value: unknown): unknown => {
+  if (Predicate.isFunction(value)) {
+    return requestErrorsAsValidation(value as (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>)
+  }
+  if (!Predicate.isRecord(value)) return value
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, wrapMethods(member)]))
+}
+
+/**
  * A client for every endpoint: `client.companies.create({ payload })`, `client.companies.get({ path: { id } })`.
- * Failures are the core error classes (`NotFound`, `ValidationError`, ...) decoded from the responses. Pass
- * `withResponse: true` to read response headers such as `ETag` or `RateLimit`.
+ * Failures are the core error classes (`NotFound`, `ValidationError`, ...) decoded from the responses, and a
+ * request that does not pass the schemas fails with `ValidationError` before it is sent. Pass `withResponse: true`
+ * to read response headers such as `ETag` or `RateLimit`.
  */
 export const makeClient = (options: ClientOptions = {}) => {
   const { token } = options
   return HttpApiClient.make(Api, {
     baseUrl: options.baseUrl,
+    transformResponse: markAnswerErrors,
     transformClient: (client) =>
       addExtraHeaders(
         (token === undefined ? identity : HttpClient.mapRequest(HttpClientRequest.bearerToken(token)))(client)
       )
-  })
+  }).pipe(
+    // The wrapped methods keep their types: ValidationError is one of the API's declared errors (Api.ts).
+    Effect.map((client) => wrapMethods(client) as typeof client)
+  )
 }
 
 export type Client = Effect.Effect.Success<ReturnType<typeof makeClient>>

@@ -2,8 +2,12 @@
  * The typed client (`makeClient`) on the success path of every endpoint, in one scenario a host could follow:
  * results are core's models (timestamps as `DateTime`), lists carry the D17 envelope.
  */
-import { assert, layer } from "@effect/vitest"
+import { FetchHttpClient } from "@effect/platform"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { makeClient } from "../src/Client.js"
 import { processed, tenant, testServer, userOf } from "./Harness.js"
 
 layer(testServer("client"), { excludeTestServices: true })("typed client", (it) => {
@@ -75,4 +79,31 @@ layer(testServer("client"), { excludeTestServices: true })("typed client", (it) 
       yield* client.companies.delete({ path: { id: company.id } })
       assert.strictEqual((yield* client.companies.list({ urlParams: {} })).meta.total, 0)
     }))
+})
+
+/** A loopback server that answers every request with 200 and a body of the wrong shape. */
+const wrongShapeServer = Effect.acquireRelease(
+  Effect.async<Server>((resume) => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ unexpected: true }))
+    })
+    server.listen(0, "127.0.0.1", () => {
+      resume(Effect.succeed(server))
+    })
+  }),
+  (server) =>
+    Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
+)
+
+describe("typed client, answers it cannot read", () => {
+  it.scoped("a malformed answer stays a ParseError: it is not the caller's input that is wrong", () =>
+    Effect.gen(function*() {
+      const server = yield* wrongShapeServer
+      const { port } = server.address() as AddressInfo
+      const client = yield* makeClient({ baseUrl: `http://127.0.0.1:${port}`, token: "t" })
+      const error = yield* Effect.flip(client.companies.list({ urlParams: {} }))
+      assert.strictEqual(error._tag, "ParseError")
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

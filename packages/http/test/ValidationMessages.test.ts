@@ -3,7 +3,7 @@
  * and the Promise API's thrown error carry the same field errors, made by core's decoders (D13).
  */
 import { assert, layer } from "@effect/vitest"
-import { fieldErrors } from "@support-engine/core"
+import { ValidationError } from "@support-engine/core"
 import { createSupportEngine } from "@support-engine/engine"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -79,15 +79,27 @@ layer(testServer("validation-messages"), { excludeTestServices: true })("validat
       assert.deepStrictEqual(get.body, { message: "The given data was invalid.", errors: { id: ["must be a UUID"] } })
     }))
 
-  it.effect("the typed client checks a request before sending it: its ParseError has the same field messages", () =>
+  it.effect("the typed client refuses a bad request before sending it with the server's ValidationError (D51)", () =>
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
       const body = { name: "x".repeat(300), domain: 5 }
+      const before = yield* raw("GET", "/v1/companies", { token })
       const local = yield* Effect.flip(client.companies.create({ payload: body as never }))
-      assert.strictEqual(local._tag, "ParseError")
       const server = yield* raw("POST", "/v1/companies", { token, json: body })
       const expected = { name: ["must be at most 255 characters"], domain: ["must be null or a string"] }
       assert.deepStrictEqual(server.body, { message: "The given data was invalid.", errors: expected })
-      assert.deepStrictEqual(local._tag === "ParseError" ? fieldErrors(local) : null, expected)
+      assert.instanceOf(local, ValidationError)
+      assert.deepStrictEqual(local._tag === "ValidationError" ? local.errors : null, expected)
+      // Nothing was sent: the list is as it was.
+      const after = yield* raw("GET", "/v1/companies", { token })
+      assert.deepStrictEqual(after.body, before.body)
+    }))
+
+  it.effect("a bad path parameter in the typed client is a ValidationError naming the field", () =>
+    Effect.gen(function*() {
+      const { client } = yield* tenant()
+      const local = yield* Effect.flip(client.agents.get({ path: { id: "not-a-uuid" as never } }))
+      assert.instanceOf(local, ValidationError)
+      assert.deepStrictEqual(local._tag === "ValidationError" ? Object.keys(local.errors) : null, ["id"])
     }))
 })
