@@ -38,7 +38,9 @@ import { migrate } from "./shared/Migrations.js"
 import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
 import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
-import { DeliverySignal, SqlDeliveryQueueLive, SqlWebhookRepoLive, WebhookFanOut } from "./webhooks/SqlWebhookRepo.js"
+import { DeliverySignal } from "./webhooks/DeliverySignal.js"
+import { SqlDeliveryQueueLive } from "./webhooks/SqlDeliveryQueue.js"
+import { SqlWebhookRepoLive } from "./webhooks/SqlWebhookRepo.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./workspaces/SqlWorkspaceRepo.js"
 
 /** Every port `storage` implements. */
@@ -86,9 +88,8 @@ export const repositoriesWith = (
     SqlIdempotencyStoreLive,
     SqlPassageIndexLive
   ).pipe(
-    // One DeliverySignal per storage: the outbox's fan-out wakes the dispatcher reading this DeliveryQueue.
+    // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
-    Layer.provide(WebhookFanOut.Default),
     Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, ids))
   )
 

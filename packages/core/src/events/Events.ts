@@ -1,5 +1,6 @@
 /**
- * Recording events in the caller's transaction (D34, D44) and reading the event log (D45).
+ * Recording events in the caller's transaction (D34, D44) and reading the event log (D45). Recording an event also
+ * enqueues its webhook deliveries, in the same transaction (D37): the events feature is where the fan-out happens.
  */
 import { Effect, Option, Schema } from "effect"
 import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
@@ -10,6 +11,7 @@ import { immutableKey, makePage, PageRequest, planList } from "../shared/Paginat
 import { canRead, Principal } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
+import { DeliveryQueue } from "../webhooks/DeliveryQueue.js"
 import { Event, type EventData, EventType } from "./Event.js"
 import { Outbox } from "./Outbox.js"
 
@@ -23,9 +25,13 @@ export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
 export class Events extends Effect.Service<Events>()("@support-engine/core/Events", {
   effect: Effect.gen(function*() {
     const outbox = yield* Outbox
+    const deliveries = yield* DeliveryQueue
     const ids = yield* IdGenerator
 
-    /** Appends one event, attributed to the current principal's actor, to the outbox. */
+    /**
+     * Appends one event, attributed to the current principal's actor, to the outbox, and enqueues its deliveries to
+     * the workspace's subscribed webhooks. Callers run it inside their change's transaction (D34).
+     */
     const record = Tracing.fn("Events.record")(
       function*(event: EventType, data: EventData): Effect.fn.Return<Event, PersistenceError, Principal> {
         const principal = yield* Principal
@@ -37,6 +43,7 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
           data
         })
         yield* outbox.append(principal.workspaceId, recorded)
+        yield* deliveries.enqueue(principal.workspaceId, recorded)
         return recorded
       }
     )

@@ -1,9 +1,7 @@
-import { Effect, Queue } from "effect"
+import { Effect } from "effect"
+import { makeWakeUp } from "../shared/WakeUp.js"
 
-/** Wakes the worker when items are queued, so processing does not wait for the next poll. */
+/** Wakes the training worker when items are queued, so processing does not wait for the next poll. */
 export class TrainingSignal extends Effect.Service<TrainingSignal>()("@support-engine/core/TrainingSignal", {
-  effect: Effect.map(Queue.sliding<void>(1), (queue) => ({
-    notify: Queue.offer(queue, undefined).pipe(Effect.asVoid),
-    wait: Queue.take(queue)
-  }))
+  effect: makeWakeUp
 }) {}

@@ -108,11 +108,18 @@ export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-e
       const worker = yield* TrainingWorker
       const signal = yield* TrainingSignal
       const interval = options.pollInterval ?? Duration.seconds(1)
-      const wake = Effect.race(signal.wait, Effect.sleep(interval))
-      yield* worker.drain.pipe(
-        Effect.zipRight(wake),
-        // A database hiccup must not stop training for good: log it and try again at the next wake-up.
-        Effect.catchTag("PersistenceError", (error) => Effect.logWarning("training worker step failed", error.reason)),
+      // Subscribed before draining, so an item queued while the worker drains still wakes it.
+      const step = Effect.flatMap(signal.subscribe, (woken) =>
+        Effect.zipRight(
+          // A database hiccup must not stop training for good: log it and try again at the next wake-up.
+          Effect.catchTag(
+            worker.drain,
+            "PersistenceError",
+            (error) => Effect.logWarning("training worker step failed", error.reason)
+          ),
+          Effect.race(woken, Effect.sleep(interval))
+        ))
+      yield* step.pipe(
         Effect.repeat(Schedule.forever),
         Effect.forkScoped
       )

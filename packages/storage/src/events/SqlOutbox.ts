@@ -7,7 +7,6 @@ import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
-import { WebhookFanOut } from "../webhooks/SqlWebhookRepo.js"
 
 const EventRow = Schema.Struct({
   id: EventId,
@@ -29,12 +28,11 @@ const toEvent = (row: typeof EventRow.Type): Event =>
 
 const COUNTER = "events"
 
-export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Counters | WebhookFanOut> = Layer.effect(
+export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Counters> = Layer.effect(
   Outbox,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
-    const fanOut = yield* WebhookFanOut
     const p = params(sql)
 
     const findById = RowSchema.findOne({
@@ -79,13 +77,12 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     })
 
     return Outbox.of({
-      // The webhook deliveries of the event are created in the same transaction (D37): none can be lost.
       append: (workspaceId, event) =>
         Effect.zipRight(
           sql`INSERT INTO events (id, workspace_id, event, occurred_at, actor_type, actor_id, data) VALUES (
             ${event.id}, ${workspaceId}, ${event.event}, ${ts(event.occurred_at)}, ${event.actor.type},
             ${event.actor.id}, ${p.json(event.data)})`.pipe(mapSqlError),
-          Effect.zipRight(counters.add(workspaceId, COUNTER, 1), fanOut.enqueue(workspaceId, event))
+          counters.add(workspaceId, COUNTER, 1)
         ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(

@@ -1,0 +1,115 @@
+/**
+ * The delivery-queue port (D37, D38, D43): the durable work queue of webhook deliveries. The events feature enqueues
+ * an event's deliveries in the event's transaction (`enqueue`); the dispatcher claims due ones under a lease,
+ * records each attempt and gives its leases back when it stops.
+ */
+import { Context, Data, type DateTime, type Effect, type Option } from "effect"
+import type { Event } from "../events/Event.js"
+import type { PersistenceError } from "../shared/Errors.js"
+import type { DeliveryId, OrganizationId, WebhookId, WorkspaceId } from "../shared/Ids.js"
+import type { WebhookSecrets } from "./WebhookRepo.js"
+
+/** A delivery taken by one dispatcher under a lease, with everything needed to send it. */
+export interface ClaimedDelivery {
+  readonly id: DeliveryId
+  readonly workspaceId: WorkspaceId
+  readonly organizationId: OrganizationId
+  readonly webhookId: WebhookId
+  readonly url: string
+  readonly secrets: WebhookSecrets
+  readonly event: Event
+  /** Attempts made before this one, redeliveries included. */
+  readonly attempts: number
+  /** Attempts made before this one in the current round (since creation or the last redelivery, D38). */
+  readonly roundAttempts: number
+  /** The dispatcher holding the lease. */
+  readonly claimant: string
+}
+
+/** What became of one attempt (D38). */
+export type DeliveryOutcome = Data.TaggedEnum<{
+  /** A 2xx: the delivery is done and the webhook's failure count resets. */
+  Delivered: {}
+  /** Another attempt is due at `at`. */
+  Retry: { readonly at: DateTime.Utc }
+  /**
+   * The attempt budget is spent: the delivery failed and the webhook's failure count grows; at `deactivateAfter`
+   * the webhook is deactivated and its pending deliveries cancelled.
+   */
+  Failed: { readonly deactivateAfter: number }
+  /** A 410: the delivery failed, the webhook is deactivated at once and its pending deliveries cancelled. */
+  Gone: {}
+}>
+export const DeliveryOutcome = Data.taggedEnum<DeliveryOutcome>()
+
+/** The record of one attempt, kept in the delivery's log. */
+export interface AttemptRecord {
+  readonly attemptedAt: DateTime.Utc
+  readonly durationMs: number
+  readonly responseStatus: number | null
+  readonly error: string | null
+  readonly responseExcerpt: string | null
+}
+
+/** One finished attempt to record: the claim it was made under, its record and what it meant (D38). */
+export interface Completion {
+  readonly claimed: ClaimedDelivery
+  readonly attempt: AttemptRecord
+  readonly outcome: DeliveryOutcome
+}
+
+/** What a dispatcher asks to lease: at most `limit` deliveries due at `now`, held by `claimant` until `leaseUntil`. */
+export interface ClaimRequest {
+  readonly now: DateTime.Utc
+  readonly leaseUntil: DateTime.Utc
+  readonly claimant: string
+  readonly limit: number
+}
+
+export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQueue")<DeliveryQueue, {
+  /**
+   * Creates, in the caller's transaction, one pending delivery of `event`, due at once, for every active webhook
+   * of the workspace that subscribes to its type or to `*` (D37): a committed event always has its deliveries, a
+   * rolled-back one none. Wakes this process's dispatchers after the commit.
+   */
+  readonly enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
+  /**
+   * Leases at most `limit` due deliveries of active webhooks (earliest first) to `claimant` until `leaseUntil`,
+   * in one statement, so two dispatchers never hold the same delivery (D38, D43). A delivery whose lease has
+   * expired is due again.
+   */
+  readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, PersistenceError>
+  /**
+   * Records the attempt and applies its outcome, unless the claim was lost meanwhile (the lease expired and
+   * another dispatcher took it, or the delivery was redelivered): then nothing is written and the result is false.
+   */
+  readonly complete: (
+    claimed: ClaimedDelivery,
+    attempt: AttemptRecord,
+    outcome: DeliveryOutcome,
+    at: DateTime.Utc
+  ) => Effect.Effect<boolean, PersistenceError>
+  /**
+   * Records several attempts, in order, each exactly as `complete` would (`held` says, for each, whether its claim
+   * still held), then leases what `next` asks for as `claimDue` would (nothing when its limit is 0), all in one
+   * transaction. A busy dispatcher hands back the attempts that finished together and takes their replacements in
+   * the same commit: a few statements per batch instead of a transaction per attempt and one per claim.
+   */
+  readonly completeAndClaim: (
+    completions: ReadonlyArray<Completion>,
+    at: DateTime.Utc,
+    next: ClaimRequest
+  ) => Effect.Effect<
+    { readonly held: ReadonlyArray<boolean>; readonly claimed: ReadonlyArray<ClaimedDelivery> },
+    PersistenceError
+  >
+  /** Gives back every lease `claimant` holds: those deliveries are due at `at` (a graceful stop). */
+  readonly release: (claimant: string, at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
+  /** When the earliest pending delivery of an active webhook falls due (possibly in the past). */
+  readonly nextDueAt: Effect.Effect<Option.Option<DateTime.Utc>, PersistenceError>
+  /**
+   * A signal for work committed by this process: the inner effect completes at the first commit of new or
+   * rescheduled deliveries after the outer one ran. Take it before looking for work, so nothing slips between.
+   */
+  readonly changes: Effect.Effect<Effect.Effect<void>>
+}>() {}

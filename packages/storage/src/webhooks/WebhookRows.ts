@@ -1,0 +1,127 @@
+/**
+ * The row schemas the webhooks modules share (subscriptions, deliveries, attempts, claims), and how rows become
+ * core's models. Both dialects decode through them (D41: PostgreSQL returns `Date`s and SQLite strings).
+ */
+import type { SqlError } from "@effect/sql"
+import {
+  Actor,
+  type ClaimedDelivery,
+  DeactivationReason,
+  DeliveryId,
+  DeliveryStatus,
+  Event,
+  EventData,
+  EventId,
+  EventType,
+  OrganizationId,
+  type PersistenceError,
+  Webhook,
+  WebhookEventType,
+  WebhookId,
+  WorkspaceId
+} from "@support-engine/core"
+import { type Cause, Effect, type ParseResult, Schema } from "effect"
+import { DbBoolean, DbInt, DbJson, DbTimestamp } from "../shared/Columns.js"
+import { toPersistenceError } from "../shared/SqlErrors.js"
+
+/** Maps driver and decoding failures of a multi-statement step; the `PersistenceError`s of helpers pass. */
+export const persist = <A, R>(
+  self: Effect.Effect<
+    A,
+    SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException | PersistenceError,
+    R
+  >
+): Effect.Effect<A, PersistenceError, R> =>
+  Effect.mapError(self, (error) => error._tag === "PersistenceError" ? error : toPersistenceError(error))
+
+export const WEBHOOKS = "webhooks"
+export const deliveriesCounter = (webhookId: WebhookId) => `webhook_deliveries:${webhookId}`
+
+export const WEBHOOK_COLUMNS = `id, url, description, events, is_active, consecutive_failures, deactivated_at,
+  deactivation_reason, previous_secret_expires_at, created_at, updated_at`
+
+export const WebhookRow = Schema.Struct({
+  id: WebhookId,
+  url: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  events: DbJson(Schema.Array(WebhookEventType)),
+  is_active: DbBoolean,
+  consecutive_failures: DbInt,
+  deactivated_at: Schema.NullOr(DbTimestamp),
+  deactivation_reason: Schema.NullOr(DeactivationReason),
+  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+export const toWebhook = (row: typeof WebhookRow.Type) => new Webhook(row)
+
+export const DeliveryRow = Schema.Struct({
+  id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  event: EventType,
+  status: DeliveryStatus,
+  attempts: DbInt,
+  next_attempt_at: Schema.NullOr(DbTimestamp),
+  last_attempt_at: Schema.NullOr(DbTimestamp),
+  response_status: Schema.NullOr(DbInt),
+  last_error: Schema.NullOr(Schema.String),
+  delivered_at: Schema.NullOr(DbTimestamp),
+  created_at: DbTimestamp,
+  updated_at: DbTimestamp
+})
+
+export const AttemptRow = Schema.Struct({
+  delivery_id: DeliveryId,
+  attempt: DbInt,
+  attempted_at: DbTimestamp,
+  duration_ms: DbInt,
+  response_status: Schema.NullOr(DbInt),
+  error: Schema.NullOr(Schema.String),
+  response_excerpt: Schema.NullOr(Schema.String)
+})
+
+export const ClaimedRow = Schema.Struct({
+  id: DeliveryId,
+  workspace_id: WorkspaceId,
+  webhook_id: WebhookId,
+  attempts: DbInt,
+  round_attempts: DbInt,
+  url: Schema.String,
+  secret: Schema.Redacted(Schema.String),
+  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
+  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  organization_id: OrganizationId,
+  event_id: EventId,
+  event: EventType,
+  occurred_at: DbTimestamp,
+  actor_type: Actor.fields.type,
+  actor_id: Schema.NullOr(Schema.UUID),
+  data: DbJson(EventData)
+})
+
+export const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: DeliveryId })))
+
+export const toClaimed = (claimant: string) => (row: typeof ClaimedRow.Type): ClaimedDelivery => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  organizationId: row.organization_id,
+  webhookId: row.webhook_id,
+  url: row.url,
+  secrets: {
+    current: row.secret,
+    previous: row.previous_secret,
+    previousExpiresAt: row.previous_secret_expires_at
+  },
+  // Every field was checked when the row was decoded (ClaimedRow): the models need no second check.
+  event: new Event({
+    id: row.event_id,
+    event: row.event,
+    occurred_at: row.occurred_at,
+    actor: new Actor({ type: row.actor_type, id: row.actor_id }, true),
+    data: row.data
+  }, true),
+  attempts: row.attempts,
+  roundAttempts: row.round_attempts,
+  claimant
+})
