@@ -30,7 +30,7 @@ import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
-import { asOptions, encoded, printJson } from "./Output.js"
+import { asOptions, encoded, exportLine, printJson } from "./Output.js"
 import { serve } from "./Serve.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print the result as one JSON object on stdout"))
@@ -67,11 +67,19 @@ const workspaceSetEmailAgent = Command.make(
       if (args.json) return yield* printJson(yield* encoded(Workspace, workspace))
       yield* Console.log(`Workspace ${workspace.id} now answers email with agent ${input.agent_id}.`)
     }).pipe(withEngine)
-).pipe(Command.withDescription("Set the agent that answers the workspace's email conversations (D8)"))
+).pipe(Command.withDescription("Set the agent that answers the workspace's email conversations"))
+
+const workspaceList = Command.make("list", { json }, (args) =>
+  Effect.gen(function*() {
+    const all = yield* (yield* Workspaces).list
+    if (args.json) return yield* printJson({ data: yield* Effect.forEach(all, (w) => encoded(Workspace, w)) })
+    if (all.length === 0) return yield* Console.log("No workspaces yet: `serve` creates one, or `workspace create`.")
+    yield* Console.log(all.map((w) => `${w.id}  ${w.name}`).join("\n"))
+  }).pipe(withEngine)).pipe(Command.withDescription("List the workspaces: their ids and names"))
 
 const workspace = Command.make("workspace").pipe(
   Command.withDescription("Manage workspaces"),
-  Command.withSubcommands([workspaceCreate, workspaceSetEmailAgent])
+  Command.withSubcommands([workspaceCreate, workspaceList, workspaceSetEmailAgent])
 )
 
 const userCreate = Command.make(
@@ -130,12 +138,12 @@ const tokenCreate = Command.make(
       yield* Console.log(
         [
           `Created token "${issued.token.name}" (${issued.token.abilities.join(", ")}; ${expires}): ${issued.token.id}`,
-          "The token, shown this once:",
-          plain
+          "The token, shown this once, as a line to paste into a shell:",
+          exportLine(plain)
         ].join("\n")
       )
     }).pipe(withEngine)
-).pipe(Command.withDescription("Create an API token for a workspace; its value is printed once (D9)"))
+).pipe(Command.withDescription("Create an API token for a workspace; its value is printed once"))
 
 /**
  * `--id` takes the token id or, for convenience, the whole token value (`<id>|<secret>`): whoever runs the CLI
@@ -155,9 +163,31 @@ const tokenRevoke = Command.make(
     }).pipe(withEngine)
 ).pipe(Command.withDescription("Revoke an API token: it answers 401 from the next request on"))
 
+const WorkspaceInput = Schema.Struct({ workspace_id: WorkspaceId })
+
+/** A lost token cannot be shown again (only its hash is kept): this finds its id to revoke (docs/cli.md). */
+const tokenList = Command.make("list", { workspace: workspaceOption, json }, (args) =>
+  Effect.gen(function*() {
+    const input = yield* decodeRequest(WorkspaceInput)({ workspace_id: args.workspace })
+      .pipe(Effect.mapError(asOptions({ workspace_id: "--workspace" })))
+    const tokens = yield* (yield* Tokens).list(input.workspace_id)
+    if (args.json) return yield* printJson({ data: yield* Effect.forEach(tokens, (t) => encoded(ApiToken, t)) })
+    if (tokens.length === 0) return yield* Console.log("No tokens in this workspace.")
+    const when = (at: typeof tokens[number]["expires_at"], none: string) => at === null ? none : formatTimestamp(at)
+    yield* Console.log(
+      tokens.map((t) =>
+        `${t.id}  "${t.name}"  ${t.abilities.join(",")}  expires ${when(t.expires_at, "never")}  last used ${
+          when(t.last_used_at, "never")
+        }`
+      ).join("\n")
+    )
+  }).pipe(withEngine)).pipe(
+    Command.withDescription("List a workspace's tokens: ids, names, abilities, expiry and last use, never values")
+  )
+
 const token = Command.make("token").pipe(
   Command.withDescription("Manage API tokens"),
-  Command.withSubcommands([tokenCreate, tokenRevoke])
+  Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])
 )
 
 const WebhookInput = Schema.Struct({ workspace_id: WorkspaceId, ...CreateWebhook.fields })
@@ -205,7 +235,7 @@ const webhookCreate = Command.make(
         ].join("\n")
       )
     }).pipe(Effect.provide(WebhooksEngine))
-).pipe(Command.withDescription("Subscribe a URL to a workspace's events (D36); the signing secret is printed once"))
+).pipe(Command.withDescription("Subscribe a URL to a workspace's events; the signing secret is printed once"))
 
 const webhook = Command.make("webhook").pipe(
   Command.withDescription("Manage webhook subscriptions"),
@@ -225,7 +255,7 @@ const migrateCommand = Command.make("migrate", {}, () =>
 
 const serveCommand = Command.make("serve", {}, () => serve).pipe(
   Command.withDescription(
-    "Migrate, bootstrap an empty database, and run the HTTP API and the webhook dispatcher (D42)"
+    "Migrate, bootstrap an empty database, and run the HTTP API and the webhook dispatcher"
   )
 )
 

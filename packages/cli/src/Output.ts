@@ -70,3 +70,39 @@ export const reportFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
     const text = failures.map(renderFailure).filter(Predicate.isNotUndefined)
     return text.length === 0 ? Effect.void : Console.error(text.join("\n"))
   })
+
+/**
+ * A token as a line to paste into a shell. Token values are `<id>|<secret>` (D9, kept so existing tokens work), and
+ * an unquoted `|` is a pipe; a token holds no `'`, so single quotes keep it whole (docs/decisions.md "First run").
+ */
+export const exportLine = (token: string): string => `export SUPPORT_TOKEN='${token}'`
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
+const plainArgs = (args: ReadonlyArray<unknown>) =>
+  args.map((arg) => typeof arg === "string" ? arg.replace(ANSI, "") : arg)
+
+/**
+ * @effect/cli renders help and usage errors with colour codes whatever the output is; piped into a file or `less`
+ * they are noise. Without a terminal on the stream (or with `NO_COLOR` set), what it writes there is stripped.
+ */
+export const withoutColourUnlessTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const noColor = process.env["NO_COLOR"] !== undefined && process.env["NO_COLOR"] !== ""
+  const plainOut = noColor || process.stdout.isTTY !== true
+  const plainErr = noColor || process.stderr.isTTY !== true
+  if (!plainOut && !plainErr) return self
+  return Console.consoleWith((base) => {
+    const strip = (plain: boolean) => (args: ReadonlyArray<unknown>) => plain ? plainArgs(args) : args
+    const [out, err] = [strip(plainOut), strip(plainErr)]
+    const unsafe: Console.UnsafeConsole = {
+      ...base.unsafe,
+      log: (...args) => base.unsafe.log(...out(args)),
+      error: (...args) => base.unsafe.error(...err(args))
+    }
+    return Effect.withConsole(self, {
+      ...base,
+      log: (...args) => base.log(...out(args)),
+      error: (...args) => base.error(...err(args)),
+      unsafe
+    })
+  })
+}

@@ -11,6 +11,7 @@ import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ServerEngine } from "./Engine.js"
+import { exportLine } from "./Output.js"
 
 /** The name of the workspace made on an empty database (D42). */
 export const DEFAULT_WORKSPACE_NAME = "Default"
@@ -65,14 +66,17 @@ const announce = (options: {
     lines.push(
       "",
       `Created workspace "${DEFAULT_WORKSPACE_NAME}" (${token.workspace_id}) with a write token.`,
-      "The token is shown this once; keep it now:",
+      "The token is shown this once; keep it now. It contains a |, so the line below quotes it for a shell:",
       "",
-      `  ${Redacted.value(plain)}`,
+      `  ${exportLine(Redacted.value(plain))}`,
       "",
-      `Try: curl -H "Authorization: Bearer <token>" ${url}/v1/companies`
+      `Try: curl -H "Authorization: Bearer $SUPPORT_TOKEN" ${url}/v1/companies`
     )
   } else {
-    lines.push("", "Tokens: pnpm cli token create --workspace <id> --name <name> --ability external-api:write")
+    lines.push(
+      "",
+      "Tokens: support-engine token list/create --workspace <id> (in a clone: pnpm -s cli token ...); see docs/cli.md"
+    )
   }
   lines.push("", "Press Ctrl+C to stop.")
   return Console.log(lines.join("\n"))

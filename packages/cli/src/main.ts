@@ -5,7 +5,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
-import { reportFailure } from "./Output.js"
+import { reportFailure, withoutColourUnlessTerminal } from "./Output.js"
 import { serve } from "./Serve.js"
 
 /**
@@ -17,7 +17,9 @@ import { serve } from "./Serve.js"
 const program = (argv: ReadonlyArray<string>) =>
   argv.length === 3 && argv[2] === "serve"
     ? serve
-    : Effect.flatMap(Effect.promise(() => import("./Commands.js")), ({ run }) => run(argv))
+    : Effect.flatMap(Effect.promise(() => import("./Commands.js")), ({ run }) => run(argv)).pipe(
+      withoutColourUnlessTerminal
+    )
 
 export const main = (argv: ReadonlyArray<string>): void =>
   program(argv).pipe(

@@ -20,6 +20,7 @@ import {
 import { engineLayer } from "@support-engine/storage"
 import { WebhooksLive } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schema } from "effect"
+import { execFileSync } from "node:child_process"
 import { cli, cliJson } from "./Harness.js"
 
 const TIMEOUT = 120_000
@@ -120,8 +121,11 @@ describe("support-engine provisioning (D40)", () => {
           "external-api:write"
         )
         assert.strictEqual(created.exitCode, 0, created.stderr)
-        const value = created.stdout.trim().split("\n").at(-1)!
+        // The last line pastes into a shell as it is (issue 15 item 8): the `|` inside the token is quoted.
+        const line = created.stdout.trim().split("\n").at(-1)!
+        const value = execFileSync("sh", ["-c", `${line}; printf %s "$SUPPORT_TOKEN"`], { encoding: "utf8" })
         assert.match(value, /^[0-9a-f-]{36}\|[A-Za-z0-9_-]{40}$/)
+        assert.strictEqual(line, `export SUPPORT_TOKEN='${value}'`)
         const context = yield* Layer.build(engine)
         const tokens = yield* Effect.provide(Tokens, context)
         const principal = yield* tokens.authenticate(Redacted.make(value))
@@ -353,4 +357,57 @@ describe("support-engine provisioning (D40)", () => {
       assert.include(result.stderr, "Error: invalid configuration")
       assert.include(result.stderr, "SUPPORT_PORT")
     }).pipe(Effect.provide(NodeContext.layer)), TIMEOUT)
+
+  it.scopedLive(
+    "a lost token: workspace list and token list find the ids, token create makes another (issue 15 item 8)",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* fresh
+        const workspace = yield* Effect.flatMap(
+          cliJson(env, "workspace", "create", "--name", "Lost", "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        const listed = yield* cliJson(env, "workspace", "list", "--json")
+        assert.deepStrictEqual((listed as { data: Array<{ id: string }> }).data.map((w) => w.id), [workspace.id])
+        const plain = yield* cli(env, "workspace", "list")
+        assert.strictEqual(plain.stdout, `${workspace.id}  Lost\n`)
+
+        const args = ["--workspace", workspace.id, "--name", "second", "--ability", "external-api:read", "--json"]
+        const created = yield* Effect.flatMap(
+          cliJson(env, "token", "create", ...args),
+          Schema.decodeUnknown(TokenOutput)
+        )
+        const tokens = yield* cliJson(env, "token", "list", "--workspace", workspace.id, "--json")
+        const data = (tokens as { data: Array<Record<string, unknown>> }).data
+        assert.deepStrictEqual(data.map((t) => [t.id, t.name]), [[created.id, "second"]])
+        assert.notProperty(data[0], "token")
+        const text = yield* cli(env, "token", "list", "--workspace", workspace.id)
+        assert.match(
+          text.stdout,
+          new RegExp(`^${created.id}  "second"  external-api:read  expires never  last used never\n$`)
+        )
+
+        const unknown = yield* cli(env, "token", "list", "--workspace", "00000000-0000-7000-8000-000000000000")
+        assert.strictEqual(unknown.exitCode, 1)
+        assert.strictEqual(unknown.stderr.trim(), "Error: Workspace not found.")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "help has no colour codes on a pipe; an unknown option is named (issue 15 item 8)",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* fresh
+        const help = yield* cli(env, "--help")
+        assert.strictEqual(help.exitCode, 0, help.stderr)
+        assert.include(help.stdout, "USAGE")
+        assert.notInclude(help.stdout, "\u001b[")
+        const unknown = yield* cli(env, "workspace", "create", "--name", "Acme", "--colour", "red")
+        assert.strictEqual(unknown.exitCode, 1)
+        assert.include(unknown.stdout + unknown.stderr, "--colour")
+        assert.notInclude(unknown.stdout + unknown.stderr, "\u001b[")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
 })

@@ -33,7 +33,7 @@ const fresh = Effect.gen(function*() {
 /** The workspace id and token `serve` printed after bootstrapping an empty database. */
 const bootstrapped = (stdout: string) => {
   const workspace = /Created workspace "Default" \(([0-9a-f-]{36})\) with a write token\./.exec(stdout)
-  const token = /^ {2}([0-9a-f-]{36}\|[A-Za-z0-9_-]{40})$/m.exec(stdout)
+  const token = /^ {2}export SUPPORT_TOKEN='([0-9a-f-]{36}\|[A-Za-z0-9_-]{40})'$/m.exec(stdout)
   assert.isNotNull(workspace, stdout)
   assert.isNotNull(token, stdout)
   return { workspaceId: workspace![1]!, token: token![1]! }

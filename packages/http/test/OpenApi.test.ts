@@ -162,6 +162,12 @@ layer(testServer("openapi"), { excludeTestServices: true })("openapi", (it) => {
       assert.notMatch(text, /(minLength|maxLength|maxItems|between)\(/)
     }))
 
+  it.effect("names none of the contract's decision numbers (D1...): users read the rules, not references", () =>
+    Effect.gen(function*() {
+      const text = (yield* raw("GET", "/openapi.json")).text
+      assert.deepStrictEqual(Array.from(text.matchAll(/\bD\d{1,2}[a-z]?\b/g), (m) => m[0]), [])
+    }))
+
   it.effect("documents the integrator headers (D52): Idempotency-Key, If-Match, ETag, rate limits, Retry-After", () =>
     Effect.gen(function*() {
       const spec = asRecord((yield* raw("GET", "/openapi.json")).body)

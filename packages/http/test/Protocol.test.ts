@@ -5,6 +5,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Companies, PersistenceError } from "@support-engine/core"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import { UNAUTHENTICATED_MESSAGES } from "../src/shared/Authentication.js"
 import { ENDPOINTS } from "./Endpoints.js"
 import { engineLayer, envelope, raw, serverLayer, tenant } from "./Harness.js"
 
@@ -13,14 +14,25 @@ const LIMIT = 4096
 layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTestServices: true })(
   "protocol",
   (it) => {
-    it.effect("401 UNAUTHENTICATED without a token, with a malformed one and with an unknown one", () =>
+    it.effect("401 UNAUTHENTICATED says whether the header is missing, malformed or not accepted (issue 15 item 8)", () =>
       Effect.gen(function*() {
         const { token } = yield* tenant()
         const forged = `${token.slice(0, 37)}${"A".repeat(40)}`
-        for (const headers of [{}, { authorization: "Bearer nonsense" }, { authorization: `Bearer ${forged}` }]) {
+        const unknownId = `00000000-0000-7000-8000-000000000000${token.slice(36)}`
+        const cases: Array<[Record<string, string>, string]> = [
+          [{}, UNAUTHENTICATED_MESSAGES.missing],
+          [{ authorization: "" }, UNAUTHENTICATED_MESSAGES.missing],
+          [{ authorization: "Bearer nonsense" }, UNAUTHENTICATED_MESSAGES.malformed],
+          [{ authorization: token }, UNAUTHENTICATED_MESSAGES.malformed],
+          [{ authorization: `Basic ${token}` }, UNAUTHENTICATED_MESSAGES.malformed],
+          // A wrong secret and an unknown id read the same: nothing tells which tokens exist (D9).
+          [{ authorization: `Bearer ${forged}` }, UNAUTHENTICATED_MESSAGES.rejected],
+          [{ authorization: `Bearer ${unknownId}` }, UNAUTHENTICATED_MESSAGES.rejected]
+        ]
+        for (const [headers, message] of cases) {
           const response = yield* raw("GET", "/v1/companies", { headers })
-          assert.strictEqual(response.status, 401)
-          assert.deepStrictEqual(response.body, envelope("Unauthenticated.", "UNAUTHENTICATED"))
+          assert.strictEqual(response.status, 401, JSON.stringify(headers))
+          assert.deepStrictEqual(response.body, envelope(message, "UNAUTHENTICATED"))
         }
         assert.strictEqual((yield* raw("GET", "/v1/companies", { token })).status, 200)
       }))

@@ -37,6 +37,8 @@ export interface StoredToken {
 export class ApiTokenRepo extends Context.Tag("@support-engine/core/ApiTokenRepo")<ApiTokenRepo, {
   readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
   readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
+  /** A workspace's tokens (records only, never hashes), oldest first. */
+  readonly listByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiToken>, PersistenceError>
   readonly delete: (id: ApiTokenId) => Effect.Effect<boolean, PersistenceError>
   readonly touch: (id: ApiTokenId, at: DateTime.Utc) => Effect.Effect<void, PersistenceError>
 }>() {}

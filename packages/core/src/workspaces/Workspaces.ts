@@ -181,7 +181,16 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
       return stored.value.token
     })
 
-    return { create, revoke, authenticate, get } as const
+    /**
+     * A workspace's tokens, oldest first, for provisioning tools (`token list`): records only. A token's value is
+     * never stored, so a lost one cannot be shown again; make another and revoke the lost one.
+     */
+    const list = Tracing.fn("Tokens.list")(function*(workspaceId: WorkspaceId) {
+      yield* workspaces.get(workspaceId)
+      return yield* repo.listByWorkspace(workspaceId)
+    })
+
+    return { create, revoke, authenticate, get, list } as const
   }),
   dependencies: [Workspaces.Default]
 }) {}

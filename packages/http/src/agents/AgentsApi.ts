@@ -58,7 +58,7 @@ export class AgentsApi extends HttpApiGroup.make("agents")
         OpenApi.Description,
         "What the agent would answer a customer, from its training data and the published articles, without a " +
           "conversation: `answer` with its `citations`, or the handoff (`escalation`) it would make instead. Needs " +
-          "the read ability; stores nothing (D53)."
+          "the read ability; stores nothing."
       )
       .setPath(path)
       .setPayload(payload(AskAgent))
@@ -70,6 +70,6 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   .annotate(
     OpenApi.Description,
     "AI support agents. The model is set by the engine and read-only; copilot agents cannot be updated or " +
-      "deleted (403 FORBIDDEN, D23)."
+      "deleted (403 FORBIDDEN)."
   )
 {}

@@ -47,5 +47,5 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Companies")
-  .annotate(OpenApi.Description, "Companies customers belong to. Deleting one keeps its customers (D25).")
+  .annotate(OpenApi.Description, "Companies customers belong to. Deleting one keeps its customers.")
 {}

@@ -66,7 +66,7 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
   .annotate(OpenApi.Title, "Conversations")
   .annotate(
     OpenApi.Description,
-    "Support conversations. Assignment rules (D27): a user of the workspace, nobody, the conversation's original " +
+    "Support conversations. Assignment rules: a user of the workspace, nobody, the conversation's original " +
       "chat agent (chat) or the workspace's active email agent (email); otherwise 400 INVALID_ASSIGNEE or " +
       "INVALID_ASSIGNEE_TYPE."
   )

@@ -36,6 +36,6 @@ export class MessagesApi extends HttpApiGroup.make("messages")
   .annotate(
     OpenApi.Description,
     "Messages of conversations, newest first by `sent_at`. A sender must exist in the workspace; a customer " +
-      "sender must be the conversation's customer; `system` has no sender id (else 400 INVALID_SENDER, D29)."
+      "sender must be the conversation's customer; `system` has no sender id (else 400 INVALID_SENDER)."
   )
 {}

@@ -58,6 +58,6 @@ export class CustomersApi extends HttpApiGroup.make("customers")
   .annotate(
     OpenApi.Description,
     "The people a workspace supports. `email` is unique per workspace; deleting a customer keeps its " +
-      "conversations and messages (D24)."
+      "conversations and messages."
   )
 {}

@@ -75,6 +75,6 @@ export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
   .annotate(
     OpenApi.Description,
     "Articles with one translation per locale. Changing a translation's title, content or excerpt saves the " +
-      "previous text as a revision; restoring a revision does the same, then brings its text back (D32)."
+      "previous text as a revision; restoring a revision does the same, then brings its text back."
   )
 {}

@@ -4,7 +4,7 @@
  * validation and HttpApi validates the request before a handler (and so core) runs.
  */
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
-import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens } from "@support-engine/core"
+import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens, Unauthenticated } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
 import { InsufficientAbilityResponse, PersistenceErrorResponse, UnauthenticatedResponse } from "./ErrorResponses.js"
 
@@ -31,6 +31,20 @@ export const abilityFor = (method: string, url = ""): Ability =>
     ? "external-api:read"
     : "external-api:write"
 
+/** `Bearer <token id>|<secret>` (D9): a UUID, a bar, then the secret's URL-safe characters. */
+const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9_-]+$/i
+
+/**
+ * The three 401s a new user can tell apart (issue 15 item 8): no header, a header that cannot hold a token, and a
+ * well-formed token that is not accepted. The last is one message for unknown, wrong, expired and revoked tokens,
+ * so a caller learns nothing about which tokens exist (D9).
+ */
+export const UNAUTHENTICATED_MESSAGES = {
+  missing: "Unauthenticated: the request has no Authorization header; send `Authorization: Bearer <token>`.",
+  malformed: "Unauthenticated: the Authorization header is malformed; expected `Bearer <token id>|<secret>`.",
+  rejected: "Unauthenticated: the token was not accepted (it is unknown, expired or revoked)."
+} as const
+
 export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = Layer.effect(
   Authentication,
   Effect.gen(function*() {
@@ -38,8 +52,18 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
     return {
       bearer: (token) =>
         Effect.gen(function*() {
-          const principal = yield* tokens.authenticate(token)
           const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers["authorization"]
+          if (header === undefined || header.trim() === "") {
+            return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.missing })
+          }
+          if (!BEARER.test(header)) return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.malformed })
+          const principal = yield* tokens.authenticate(token).pipe(
+            Effect.catchTag(
+              "Unauthenticated",
+              () => new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.rejected })
+            )
+          )
           const ability = abilityFor(request.method, request.url)
           if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
           return principal

