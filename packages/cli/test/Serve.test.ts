@@ -102,7 +102,7 @@ describe("support-engine serve (D42)", () => {
         const again = yield* serve(env)
         const restarted = yield* again.stdout
         assert.notInclude(restarted, "Created workspace")
-        assert.include(restarted, "pnpm cli token create")
+        assert.include(restarted, "Tokens: support-engine token list/create --workspace <id>")
         assert.strictEqual((yield* fetchJson(`${again.baseUrl}/v1/companies`, { headers: bearer(token) })).status, 200)
         assert.strictEqual(yield* again.stop, 0)
       }).pipe(Effect.provide(NodeContext.layer)),
