@@ -110,4 +110,45 @@ describe("createSupportEngine with webhooks", () => {
       await engine.dispose()
     }
   })
+
+  it("ping, recover and If-Match in process (D52): the ping reaches the receiver, verified; recover counts", async () => {
+    const target = await receiver()
+    const engine = createSupportEngine({
+      databaseUrl: `file:${join(dir, "ops.db")}`,
+      webhooks: { allowPrivate: true }
+    })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const webhook = await api.webhooks.create({ url: target.url, events: ["customer.created"] })
+      const delivery = await api.webhooks.ping(webhook.id)
+      assert.strictEqual(delivery.event, "webhook.ping")
+      const hit = await target.next()
+      const payload = verifySync(hit.body, hit.headers, webhook.secret)
+      assert.deepStrictEqual([payload.event, payload.id, payload.data], ["webhook.ping", delivery.id, {
+        webhook_id: webhook.id
+      }])
+      assert.deepStrictEqual((await api.events.list()).data, [], "a ping is not in the event log")
+
+      const recovery = await api.webhooks.recover(webhook.id, { since: "2026-01-01T00:00:00Z" })
+      assert.deepStrictEqual(recovery, {
+        webhook_id: webhook.id,
+        since: "2026-01-01T00:00:00.000+00:00",
+        until: null,
+        recovered: 0
+      })
+      const refused = await api.webhooks.recover(webhook.id, { since: "yesterday" }).then(() => null, (e: unknown) => e)
+      assert.deepStrictEqual((refused as { errors?: unknown }).errors, { since: ["must be an RFC 3339 date-time"] })
+
+      const tag = engine.entityTagOf(await api.webhooks.get(webhook.id))
+      const updated = await api.webhooks.update(webhook.id, { description: "CRM" }, { ifMatch: tag })
+      assert.strictEqual(updated.description, "CRM")
+      const stale = await api.webhooks.delete(webhook.id, { ifMatch: tag }).then(() => null, (e: unknown) => e)
+      assert.strictEqual((stale as { _tag?: string })._tag, "PreconditionFailed")
+      await api.webhooks.delete(webhook.id, { ifMatch: engine.entityTagOf(updated) })
+    } finally {
+      await engine.dispose()
+      await target.close()
+    }
+  })
 })

@@ -20,9 +20,11 @@ import type {
   IdGenerator,
   KnowledgeBase,
   Messages,
+  RowLocks,
   Tokens,
   Training,
   Transactor,
+  WebhookOps,
   WebhookRepo
 } from "@support-engine/core"
 import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
@@ -67,11 +69,14 @@ export type ApiServices =
  * What a host's engine layer provides for the API: every core service and the storage ports the webhook
  * subscriptions service reads. Storage's `engineLayer({ databaseUrl })` provides all of it.
  */
-export type EngineHost = Exclude<ApiServices, Webhooks> | WebhookRepo | Transactor
+export type EngineHost = Exclude<ApiServices, Webhooks> | WebhookRepo | WebhookOps | RowLocks | Transactor
 
 /** The webhook subscriptions service with `SUPPORT_WEBHOOK_*` from the environment (D41). */
-export const WebhooksFromEnv: Layer.Layer<Webhooks, ConfigError.ConfigError, WebhookRepo | Transactor | IdGenerator> =
-  WebhooksLive
+export const WebhooksFromEnv: Layer.Layer<
+  Webhooks,
+  ConfigError.ConfigError,
+  WebhookRepo | WebhookOps | RowLocks | Transactor | IdGenerator
+> = WebhooksLive
 
 const GroupsLive = Layer.mergeAll(
   EventsHttpLive,

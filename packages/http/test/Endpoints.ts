@@ -4,7 +4,7 @@ export interface EndpointSpec {
   /** As OpenAPI writes it: `/v1/companies/{id}`. */
   readonly path: string
   /** The success status (D21). */
-  readonly status: 200 | 201 | 204
+  readonly status: 200 | 201 | 202 | 204
   /** A paginated list (D17). */
   readonly list?: true
   /** A POST that only reads, so a read token may call it (D53's ask). */
@@ -43,6 +43,8 @@ export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
   { method: "POST", path: "/v1/webhooks/{id}/enable", status: 200 },
   { method: "GET", path: "/v1/webhooks/{id}/deliveries", status: 200 },
   { method: "POST", path: "/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", status: 200 },
+  { method: "POST", path: "/v1/webhooks/{id}/ping", status: 202 },
+  { method: "POST", path: "/v1/webhooks/{id}/recover", status: 202 },
   ...crud("customers"),
   ...crud("companies")
 ]

@@ -16,6 +16,7 @@ import {
   CreateWebhook,
   ProcessUrls,
   PutTranslation,
+  RecoverWebhook,
   RotateWebhookSecret,
   UpdateAgent,
   UpdateArticle,
@@ -235,6 +236,13 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
         path: `/v1/webhooks/${f.webhook.id}/deliveries/${f.delivery.id}/redeliver`,
         fields: [],
         base: {}
+      },
+      { method: "POST", path: `/v1/webhooks/${f.webhook.id}/ping`, fields: [], base: {} },
+      {
+        method: "POST",
+        path: `/v1/webhooks/${f.webhook.id}/recover`,
+        fields: Object.keys(RecoverWebhook.fields),
+        base: { since: "2026-01-01T00:00:00Z" }
       }
     ] as const
 

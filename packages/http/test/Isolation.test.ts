@@ -124,6 +124,14 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
           readBack: revisions
         },
         ...byId("webhooks", f.webhook.id, { description: "Hijacked" }),
+        {
+          method: "POST",
+          path: (x) => `/v1/webhooks/${x}/recover`,
+          id: f.webhook.id,
+          json: { since: "2020-01-01T00:00:00Z" },
+          readBack: deliveries
+        },
+        { method: "POST", path: (x) => `/v1/webhooks/${x}/ping`, id: f.webhook.id, readBack: deliveries },
         ...["rotate-secret", "enable"].map((action): Case => ({
           method: "POST",
           path: (x) => `/v1/webhooks/${x}/${action}`,

@@ -1,4 +1,7 @@
-/** `/v1/webhooks` end to end: subscriptions, URL policy, secrets, the delivery log (D36-D38, D46). */
+/**
+ * `/v1/webhooks` end to end: subscriptions, URL policy, secrets, the delivery log (D36-D38, D46), and the
+ * operations of D52: ETag and If-Match, ping, recover.
+ */
 import { assert, layer } from "@effect/vitest"
 import { NotFound, ValidationError, WebhookId } from "@support-engine/core"
 import { DateTime, Effect, Redacted } from "effect"
@@ -119,5 +122,110 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       ])
       const enabled = yield* client.webhooks.enable({ path: { id: webhook.id } })
       assert.isTrue(enabled.is_active)
+    }))
+
+  it.effect("ETag on single webhooks; If-Match on PUT and DELETE: stale is 412 and changes nothing (D52)", () =>
+    Effect.gen(function*() {
+      const { token } = yield* tenant()
+      const created = yield* raw("POST", "/v1/webhooks", { token, json: { url: HOOK, events: ["*"] } })
+      const id = (created.body as { id: string }).id
+      const fetched = yield* raw("GET", `/v1/webhooks/${id}`, { token })
+      const v1 = fetched.headers.get("etag")
+      assert.match(v1 ?? "", /^"[0-9a-z]{22}"$/)
+      assert.strictEqual(created.headers.get("etag"), v1, "the create answer's tag is the webhook's")
+      const updated = yield* raw("PUT", `/v1/webhooks/${id}`, {
+        token,
+        json: { description: "CRM" },
+        headers: { "if-match": v1! }
+      })
+      assert.strictEqual(updated.status, 200)
+      const v2 = updated.headers.get("etag")
+      assert.notStrictEqual(v2, v1)
+      const stale = yield* raw("PUT", `/v1/webhooks/${id}`, {
+        token,
+        json: { url: "https://elsewhere.example.test/x" },
+        headers: { "if-match": v1! }
+      })
+      assert.deepStrictEqual([stale.status, stale.body], [
+        412,
+        envelope("The resource has changed since the version given in If-Match.", "PRECONDITION_FAILED")
+      ])
+      const after = yield* raw("GET", `/v1/webhooks/${id}`, { token })
+      assert.strictEqual((after.body as { url: string }).url, HOOK, "nothing changed")
+      assert.strictEqual(after.headers.get("etag"), v2)
+      const staleDelete = yield* raw("DELETE", `/v1/webhooks/${id}`, { token, headers: { "if-match": v1! } })
+      assert.strictEqual(staleDelete.status, 412)
+      assert.strictEqual(
+        (yield* raw("DELETE", `/v1/webhooks/${id}`, { token, headers: { "if-match": v2! } })).status,
+        204
+      )
+    }))
+
+  it.effect("ping (202) queues a webhook.ping delivery to that webhook alone, not in /events (D52)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      const target = yield* client.webhooks.create({ payload: { url: HOOK, events: ["agent.created"] } })
+      const other = yield* client.webhooks.create({ payload: { url: HOOK, events: ["*"] } })
+      const pinged = yield* raw("POST", `/v1/webhooks/${target.id}/ping`, { token })
+      assert.strictEqual(pinged.status, 202)
+      const delivery = pinged.body as { id: string; event: string; status: string; webhook_id: string }
+      assert.deepStrictEqual([delivery.event, delivery.status, delivery.webhook_id], [
+        "webhook.ping",
+        "pending",
+        target.id
+      ])
+      const typed = yield* client.webhooks.ping({ path: { id: target.id } })
+      assert.strictEqual(typed.event, "webhook.ping")
+      const log = yield* client.webhooks.deliveries({ path: { id: target.id }, urlParams: {} })
+      assert.deepStrictEqual(log.data.map((d) => d.id), [typed.id, delivery.id])
+      const otherLog = yield* client.webhooks.deliveries({ path: { id: other.id }, urlParams: {} })
+      assert.strictEqual(otherLog.meta.total, 0)
+      const events = yield* raw("GET", "/v1/events", { token })
+      assert.deepStrictEqual((events.body as { data: Array<unknown> }).data, [])
+      const subscribe = yield* raw("POST", "/v1/webhooks", { token, json: { url: HOOK, events: ["webhook.ping"] } })
+      assert.deepStrictEqual(Object.keys((subscribe.body as { errors: object }).errors), ["events.0"])
+      const missing = yield* raw("POST", "/v1/webhooks/00000000-0000-4000-8000-000000000000/ping", { token })
+      assert.deepStrictEqual([missing.status, missing.body], [
+        404,
+        envelope("Webhook not found.", "RESOURCE_NOT_FOUND")
+      ])
+      const reader = yield* tenant(["external-api:read"])
+      assert.strictEqual((yield* raw("POST", `/v1/webhooks/${target.id}/ping`, { token: reader.token })).status, 403)
+    }))
+
+  it.effect("recover (202) answers how many deliveries it queued again; since is a required RFC 3339 time (D52)", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      const webhook = yield* client.webhooks.create({ payload: { url: HOOK, events: ["*"] } })
+      const since = "2026-01-01T00:00:00Z"
+      const recovered = yield* raw("POST", `/v1/webhooks/${webhook.id}/recover`, { token, json: { since } })
+      assert.deepStrictEqual([recovered.status, recovered.body], [202, {
+        webhook_id: webhook.id,
+        since: "2026-01-01T00:00:00.000+00:00",
+        until: null,
+        recovered: 0
+      }])
+      const typed = yield* client.webhooks.recover({
+        path: { id: webhook.id },
+        payload: { since: DateTime.unsafeMake(since) }
+      })
+      assert.strictEqual(typed.recovered, 0)
+      for (
+        const [json, field] of [
+          [{}, "since"],
+          [{ since: "Jan 2 2026" }, "since"],
+          [{ since, until: since }, "until"],
+          [{ since, until: "yesterday" }, "until"]
+        ] as const
+      ) {
+        const refused = yield* raw("POST", `/v1/webhooks/${webhook.id}/recover`, { token, json })
+        assert.strictEqual(refused.status, 422, JSON.stringify(json))
+        assert.deepStrictEqual(Object.keys((refused.body as { errors: object }).errors), [field])
+      }
+      const missing = yield* raw("POST", "/v1/webhooks/00000000-0000-4000-8000-000000000000/recover", {
+        token,
+        json: { since }
+      })
+      assert.strictEqual(missing.status, 404)
     }))
 })

@@ -20,6 +20,7 @@ import {
   type TrainingRepo,
   type Transactor,
   type UserRepo,
+  type WebhookOps,
   type WebhookRepo,
   type WorkspaceRepo
 } from "@support-engine/core"
@@ -40,6 +41,7 @@ import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
 import { DeliverySignal } from "./webhooks/DeliverySignal.js"
 import { SqlDeliveryQueueLive } from "./webhooks/SqlDeliveryQueue.js"
+import { SqlWebhookOpsLive } from "./webhooks/SqlWebhookOps.js"
 import { SqlWebhookRepoLive } from "./webhooks/SqlWebhookRepo.js"
 import { SqlApiTokenRepoLive, SqlUserRepoLive, SqlWorkspaceRepoLive } from "./workspaces/SqlWorkspaceRepo.js"
 
@@ -58,6 +60,7 @@ export type StoragePorts =
   | TrainingRepo
   | ArticleRepo
   | WebhookRepo
+  | WebhookOps
   | DeliveryQueue
   | RowLocks
   | IdempotencyStore
@@ -83,6 +86,7 @@ export const repositoriesWith = (
     SqlTrainingRepoLive,
     SqlArticleRepoLive,
     SqlWebhookRepoLive,
+    SqlWebhookOpsLive,
     SqlDeliveryQueueLive,
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,

@@ -6,7 +6,9 @@ import {
   HostResolver,
   type IdGenerator,
   ResolveError,
+  type RowLocks,
   type Transactor,
+  type WebhookOps,
   type WebhookRepo,
   Webhooks
 } from "@support-engine/core"
@@ -25,5 +27,5 @@ export const DnsHostResolver: Layer.Layer<HostResolver> = Layer.succeed(HostReso
 export const WebhooksLive: Layer.Layer<
   Webhooks,
   ConfigError.ConfigError,
-  WebhookRepo | Transactor | IdGenerator
+  WebhookRepo | WebhookOps | RowLocks | Transactor | IdGenerator
 > = Webhooks.Default.pipe(Layer.provide(DnsHostResolver))

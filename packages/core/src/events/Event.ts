@@ -25,7 +25,10 @@ export const EventType = Schema.Literal(
   "training.created",
   "training.updated",
   "training.deleted",
-  "training.agent.assigned"
+  "training.agent.assigned",
+  // Webhook operations (D52): a test delivery to one webhook (not in the event log), and a deactivation.
+  "webhook.ping",
+  "webhook.deactivated"
 )
 export type EventType = typeof EventType.Type
 

@@ -9,8 +9,16 @@ import { PageRequest } from "../shared/Pagination.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { HttpUrl, Text } from "../shared/Validation.js"
 
-/** An event type a webhook subscribes to, or `*` for every type (D36). */
-export const WebhookEventType = Schema.Union(EventType, Schema.Literal("*"))
+/**
+ * An event type a webhook subscribes to, or `*` for every type (D36). `webhook.ping` is not one: a ping goes to the
+ * pinged webhook alone, whatever it subscribes to (D52).
+ */
+export const WebhookEventType = Schema.Union(
+  EventType.pipe(Schema.filter((type) => type !== "webhook.ping", {
+    message: () => "webhook.ping cannot be subscribed to: POST /webhooks/{id}/ping sends it to one webhook."
+  })),
+  Schema.Literal("*")
+)
 export type WebhookEventType = typeof WebhookEventType.Type
 
 /** Why a webhook stopped receiving deliveries (D38): a 410 answer, or too many failed deliveries in a row. */
@@ -120,6 +128,24 @@ export class ListWebhooks extends Model.Class<ListWebhooks>("ListWebhooks")({
 export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("ListWebhookDeliveries")({
   ...PageRequest.fields,
   status: Schema.optional(DeliveryStatus)
+}) {}
+
+/**
+ * `POST /webhooks/{id}/recover` (D52, like Svix's recover): queue again the webhook's deliveries that failed or
+ * were cancelled, created at or after `since` and, when given, before `until`.
+ */
+export class RecoverWebhook extends Model.Class<RecoverWebhook>("RecoverWebhook")({
+  since: Timestamp,
+  until: Schema.optional(Timestamp)
+}) {}
+
+/** The answer to recover (202): how many deliveries were queued again. */
+export class WebhookRecovery extends Model.Class<WebhookRecovery>("WebhookRecovery")({
+  webhook_id: WebhookId,
+  since: Timestamp,
+  until: Schema.NullOr(Timestamp),
+  /** Deliveries queued again; they are due now, or when the webhook is enabled if it is deactivated. */
+  recovered: Schema.Int
 }) {}
 
 /**

@@ -1,13 +1,16 @@
 /**
- * Webhook subscriptions (D36, D46): create, read, update, delete, rotate the secret, enable, the delivery log and
- * redeliver. Every operation checks the principal's ability (D10) and reads and writes only its workspace (D11).
- * Managing subscriptions records no events (D34 lists none).
+ * Webhook subscriptions (D36, D46): create, read, update, delete, rotate the secret, enable, the delivery log,
+ * redeliver, ping and recover (D52). Every operation checks the principal's ability (D10) and reads and writes only
+ * its workspace (D11). Managing subscriptions records no events (D34 lists none); a ping is delivered but not
+ * recorded in the event log (D52, as GitHub's ping is not part of a repository's events).
  */
 import { DateTime, Effect, Option } from "effect"
-import { NotFound } from "../shared/Errors.js"
+import { Event } from "../events/Event.js"
+import { NotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
-import { type DeliveryId, WebhookId, type WorkspaceId } from "../shared/Ids.js"
+import { DeliveryId, EventId, WebhookId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
+import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -20,12 +23,15 @@ import {
   type ListWebhookDeliveries,
   type ListWebhooks,
   normalizeEvents,
+  type RecoverWebhook,
   type RotateWebhookSecret,
   type UpdateWebhook,
   Webhook,
+  WebhookRecovery,
   WebhookWithSecret
 } from "./Webhook.js"
 import { WebhookConfig } from "./WebhookConfig.js"
+import { WebhookOps } from "./WebhookOps.js"
 import { WebhookRepo } from "./WebhookRepo.js"
 import { newSecret as makeSecret } from "./WebhookSecret.js"
 
@@ -40,6 +46,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
     const ids = yield* IdGenerator
     const config = yield* WebhookConfig
     const resolver = yield* HostResolver
+    const ops = yield* WebhookOps
+    const guard = writeGuard(yield* RowLocks, "webhooks", Webhook, "Webhook")
 
     const checkUrl = (url: string) =>
       checkWebhookUrl(url, config.allowPrivate).pipe(Effect.provideService(HostResolver, resolver))
@@ -89,27 +97,39 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
       return plan.page(items, total, timestampsKey)
     })
 
-    /** Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. */
-    const update = Tracing.fn("Webhooks.update")(function*(id: WebhookId, input: UpdateWebhook) {
-      const principal = yield* canWrite
-      const current = yield* find(principal.workspaceId, id)
-      const next = {
-        url: input.url ?? current.url,
-        events: input.events === undefined ? current.events : normalizeEvents(input.events),
-        description: input.description === undefined ? current.description : input.description
+    /**
+     * Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. With `If-Match`
+     * (D52) the row is locked and the tag compared inside the transaction. The policy resolves the host name, so it
+     * runs before the transaction, on the state read then: a row lock is never held across a DNS lookup.
+     */
+    const update = Tracing.fn("Webhooks.update")(
+      function*(id: WebhookId, input: UpdateWebhook, options?: WriteOptions) {
+        const principal = yield* canWrite
+        const before = yield* find(principal.workspaceId, id)
+        if (input.url !== undefined && input.url !== before.url) yield* checkUrl(input.url)
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
+          const next = {
+            url: input.url ?? current.url,
+            events: input.events === undefined ? current.events : normalizeEvents(input.events),
+            description: input.description === undefined ? current.description : input.description
+          }
+          const changed = next.url !== current.url || next.description !== current.description ||
+            next.events.join(",") !== current.events.join(",")
+          if (!changed) return current
+          const updated = new Webhook({ ...current, ...next, updated_at: yield* now })
+          yield* repo.update(principal.workspaceId, updated)
+          return updated
+        }))
       }
-      const changed = next.url !== current.url || next.description !== current.description ||
-        next.events.join(",") !== current.events.join(",")
-      if (!changed) return current
-      if (next.url !== current.url) yield* checkUrl(next.url)
-      const updated = new Webhook({ ...current, ...next, updated_at: yield* now })
-      yield* tx.withTransaction(repo.update(principal.workspaceId, updated))
-      return updated
-    })
+    )
 
-    const remove = Tracing.fn("Webhooks.delete")(function*(id: WebhookId) {
+    const remove = Tracing.fn("Webhooks.delete")(function*(id: WebhookId, options?: WriteOptions) {
       const principal = yield* canWrite
-      const deleted = yield* tx.withTransaction(repo.delete(principal.workspaceId, id))
+      const deleted = yield* tx.withTransaction(Effect.zipRight(
+        guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
+        repo.delete(principal.workspaceId, id)
+      ))
       if (!deleted) return yield* new NotFound({ resource: "Webhook" })
     })
 
@@ -169,7 +189,60 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
       return yield* findDelivery
     })
 
-    return { create, get, list, update, delete: remove, rotateSecret, enable, deliveries, redeliver } as const
+    /**
+     * Sends a `webhook.ping` event to this webhook alone (D52), whatever it subscribes to, through the queue like
+     * any delivery (signed, retried, in the log). A deactivated webhook gets it when enabled. Answers the delivery.
+     */
+    const ping = Tracing.fn("Webhooks.ping")(function*(id: WebhookId) {
+      const principal = yield* canWrite
+      yield* find(principal.workspaceId, id)
+      const event = new Event({
+        id: EventId.make(yield* ids.uuid),
+        event: "webhook.ping",
+        occurred_at: yield* now,
+        actor: principal.actor,
+        data: { webhook_id: id }
+      })
+      const deliveryId = DeliveryId.make(yield* ids.uuid)
+      yield* tx.withTransaction(ops.ping(principal.workspaceId, id, event, deliveryId))
+      return yield* repo.findDelivery(principal.workspaceId, id, deliveryId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ resource: "Webhook" })),
+          onSome: Effect.succeed
+        }))
+      )
+    })
+
+    /**
+     * Queues again the deliveries of this webhook that failed or were cancelled since `since` (D52, like Svix's
+     * recover), each with a fresh attempt budget and its own id (D37).
+     */
+    const recover = Tracing.fn("Webhooks.recover")(function*(id: WebhookId, input: RecoverWebhook) {
+      const principal = yield* canWrite
+      const until = input.until ?? null
+      if (until !== null && !DateTime.lessThan(input.since, until)) {
+        return yield* ValidationError.field("until", "The until field must be later than since.")
+      }
+      yield* find(principal.workspaceId, id)
+      const recovered = yield* tx.withTransaction(
+        ops.recover(principal.workspaceId, id, { since: input.since, until }, yield* now)
+      )
+      return new WebhookRecovery({ webhook_id: id, since: input.since, until, recovered })
+    })
+
+    return {
+      create,
+      get,
+      list,
+      update,
+      delete: remove,
+      rotateSecret,
+      enable,
+      deliveries,
+      redeliver,
+      ping,
+      recover
+    } as const
   }),
   dependencies: [WebhookConfig.fromEnv]
 }) {}

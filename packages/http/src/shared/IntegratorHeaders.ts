@@ -15,7 +15,8 @@ const TAGGED = [
   "/v1/companies",
   "/v1/conversations",
   "/v1/training-data",
-  "/v1/kb-articles"
+  "/v1/kb-articles",
+  "/v1/webhooks"
 ]
 
 const idempotencyKey: Json = {

@@ -1,18 +1,20 @@
-/** `/webhooks`: subscriptions, secret rotation, the delivery log and redelivery (D36-D38, D46). */
+/** `/webhooks`: subscriptions, secret rotation, the delivery log, redelivery, ping and recover (D36-D38, D46, D52). */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CreateWebhook,
   DeliveryId,
   ListWebhookDeliveries,
+  RecoverWebhook,
   RotateWebhookSecret,
   UpdateWebhook,
   Webhook,
   WebhookDelivery,
   WebhookId,
+  WebhookRecovery,
   WebhookWithSecret
 } from "@support-engine/core"
 import { Authentication } from "../shared/Authentication.js"
-import { NotFoundResponse } from "../shared/ErrorResponses.js"
+import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, parameters, payload } from "../shared/Requests.js"
 
@@ -45,6 +47,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPayload(payload(UpdateWebhook))
       .addSuccess(Webhook)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhooks/:id")
@@ -52,6 +55,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .setPath(path)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(PreconditionFailedResponse)
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret")
@@ -81,6 +85,33 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Redeliver a delivery")
       .setPath(parameters({ id: WebhookId, deliveryId: DeliveryId }))
       .addSuccess(WebhookDelivery)
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("ping", "/webhooks/:id/ping")
+      .annotate(OpenApi.Summary, "Send a webhook.ping event to this webhook alone")
+      .annotate(
+        OpenApi.Description,
+        "Queues one `webhook.ping` delivery to this webhook, whatever it subscribes to, and answers it (202). " +
+          "The ping is signed and retried like any delivery and appears in the delivery log, but not in " +
+          "`/events`. A deactivated webhook receives it once enabled."
+      )
+      .setPath(path)
+      .addSuccess(WebhookDelivery, { status: 202 })
+      .addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("recover", "/webhooks/:id/recover")
+      .annotate(OpenApi.Summary, "Queue again the deliveries that failed since a time")
+      .annotate(
+        OpenApi.Description,
+        "Every delivery of this webhook created at or after `since` (and before `until`, if given) that failed " +
+          "or was cancelled is queued again with a fresh attempt budget and the same delivery id; answers how " +
+          "many (202). A deactivated webhook receives them once enabled."
+      )
+      .setPath(path)
+      .setPayload(payload(RecoverWebhook))
+      .addSuccess(WebhookRecovery, { status: 202 })
       .addError(NotFoundResponse)
   )
   .middleware(Authentication)

@@ -8,6 +8,8 @@ import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
+// Events addressed to one webhook (`webhook.ping`, D52) are delivered but are not part of the log (D45): every
+// read below leaves them out, and they are not counted.
 const EventRow = Schema.Struct({
   id: EventId,
   event: EventType,
@@ -38,7 +40,9 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     const findById = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
       Result: EventRow,
-      execute: (r) => sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
+      execute: (r) =>
+        sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}
+            AND target_webhook_id IS NULL`
     })
 
     const page = RowSchema.findAll({
@@ -50,7 +54,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
       Result: EventRow,
       // Events never change: `updated_since` reads `occurred_at`, their recording time.
       execute: (r) =>
-        sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id}
+        sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND target_webhook_id IS NULL
             ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
             ${keyset(sql, r, { newest: "occurred_at", updated: "occurred_at" })}`
     })
@@ -59,7 +63,8 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
       Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
-        sql`SELECT COUNT(*) AS total FROM events WHERE workspace_id = ${r.workspace_id} AND event = ${r.event}`
+        sql`SELECT COUNT(*) AS total FROM events WHERE workspace_id = ${r.workspace_id} AND event = ${r.event}
+            AND target_webhook_id IS NULL`
     })
 
     const after = RowSchema.findAll({
@@ -72,6 +77,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
       Result: EventRow,
       execute: (r) =>
         sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id > ${r.after}
+            AND target_webhook_id IS NULL
             ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
             ORDER BY id ASC LIMIT ${r.limit}`
     })

@@ -1,6 +1,7 @@
 /**
- * Webhook subscriptions and their deliveries in the Promise API (D3b, D36, D37, D46): the operations of the HTTP
- * webhooks group, through core's `Webhooks` service. `create` and `rotateSecret` answer the secret, this once.
+ * Webhook subscriptions and their deliveries in the Promise API (D3b, D36, D37, D46, D52): the operations of the
+ * HTTP webhooks group, through core's `Webhooks` service. `create` and `rotateSecret` answer the secret, this once;
+ * `update` and `delete` take `{ ifMatch }` as the other resources do.
  */
 import {
   CreateWebhook,
@@ -8,11 +9,13 @@ import {
   DeliveryId,
   ListWebhookDeliveries,
   ListWebhooks,
+  RecoverWebhook,
   RotateWebhookSecret,
   UpdateWebhook,
   Webhook,
   WebhookDelivery,
   WebhookId,
+  WebhookRecovery,
   Webhooks,
   WebhookWithSecret
 } from "@support-engine/core"
@@ -68,6 +71,18 @@ export const webhooksApi = () => {
         Effect.flatMap(
           Effect.all([webhookId(key), deliveryId(delivery)]),
           ([id, d]) => s.redeliver(id, d)
-        )).pipe(Effect.flatMap(encode(WebhookDelivery)))
+        )).pipe(Effect.flatMap(encode(WebhookDelivery))),
+    /** Queues a `webhook.ping` delivery to this webhook alone and answers it (D52); not recorded in `events`. */
+    ping: (key: string) =>
+      Effect.flatMap(Webhooks, (s) => Effect.flatMap(webhookId(key), s.ping)).pipe(
+        Effect.flatMap(encode(WebhookDelivery))
+      ),
+    /** Queues again the deliveries that failed or were cancelled since `since` (D52); answers how many. */
+    recover: (key: string, input: typeof RecoverWebhook.Encoded) =>
+      Effect.flatMap(Webhooks, (s) =>
+        Effect.flatMap(
+          Effect.all([webhookId(key), decodeRequest(RecoverWebhook)(input)]),
+          ([id, body]) => s.recover(id, body)
+        )).pipe(Effect.flatMap(encode(WebhookRecovery)))
   }
 }

@@ -18,6 +18,7 @@ import textSearch from "../migrations/0015_text_search.js"
 import aiPassages from "../migrations/0016_ai_passages.js"
 import agentAutoReply from "../migrations/0017_agent_auto_reply.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
+import webhookOperations from "../migrations/0023_webhook_operations.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -32,7 +33,8 @@ export const migrations = {
   "0015_text_search": textSearch,
   "0016_ai_passages": aiPassages,
   "0017_agent_auto_reply": agentAutoReply,
-  "0019_one_serialisation": oneSerialisation
+  "0019_one_serialisation": oneSerialisation,
+  "0023_webhook_operations": webhookOperations
 }
 
 /** Runs every pending migration; returns what ran. */

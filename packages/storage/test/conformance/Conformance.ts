@@ -15,6 +15,7 @@ import { searchSuite } from "./SearchSuite.js"
 import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
 import { trainingSuite } from "./TrainingSuite.js"
+import { webhookOpsSuite } from "./WebhookOpsSuite.js"
 import { webhooksSuite } from "./WebhooksSuite.js"
 
 export const conformance = (adapter: Adapter): void => {
@@ -27,6 +28,7 @@ export const conformance = (adapter: Adapter): void => {
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
+  webhookOpsSuite(adapter)
   cursorsSuite(adapter)
   preconditionsSuite(adapter)
   idempotencySuite(adapter)
