@@ -87,7 +87,7 @@ export const repositoriesWith = (
     SqlArticleRepoLive,
     SqlWebhookRepoLive,
     SqlWebhookOpsLive,
-    SqlDeliveryQueueLive,
+    SqlDeliveryQueueLive.pipe(Layer.provide(SqlOutboxLive)),
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,
     SqlPassageIndexLive

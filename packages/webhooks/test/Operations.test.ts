@@ -94,4 +94,28 @@ describe("Webhook operations with real receivers (D52)", () => {
         assert.deepStrictEqual(delivery!.attempt_log.map((a) => a.response_status), [503, 200])
       }).pipe(Effect.provide(stack({ maxAttempts: 1 })))
     }))
+
+  it.scopedLive("a 410 deactivates the webhook; another webhook subscribed to webhook.deactivated is told, signed", () =>
+    Effect.gen(function*() {
+      const leaving = yield* startReceiver(() => ({ status: 410 }))
+      const watching = yield* startReceiver(() => ({ status: 204 }))
+      yield* Effect.gen(function*() {
+        const { principal } = yield* makeWorkspace()
+        const webhooks = yield* Webhooks
+        const gone = yield* webhooks.create(new CreateWebhook({ url: leaving.url(), events: ["agent.created"] }))
+          .pipe(as(principal))
+        const watcher = yield* webhooks.create(
+          new CreateWebhook({ url: watching.url(), events: ["webhook.deactivated"] })
+        ).pipe(as(principal))
+        yield* record("agent.created", { id: "a-1" }).pipe(as(principal))
+        yield* next(leaving.hits)
+        const hit = yield* next(watching.hits)
+        const payload = yield* verify(hit.body, hit.headers, Redacted.value(watcher.secret))
+        assert.strictEqual(payload.event, "webhook.deactivated")
+        assert.strictEqual(payload.data["webhook_id"], gone.id)
+        assert.strictEqual(payload.data["reason"], "gone")
+        assert.deepStrictEqual(payload.actor, { type: "system", id: null })
+        assert.isFalse((yield* webhooks.get(gone.id).pipe(as(principal))).is_active)
+      }).pipe(Effect.provide(stack()))
+    }))
 })

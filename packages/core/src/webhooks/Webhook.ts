@@ -1,12 +1,12 @@
 /**
  * Webhook subscriptions and their deliveries (D36-D38, D46): the models the API returns and the requests it takes.
  */
-import { Schema } from "effect"
-import { EventType } from "../events/Event.js"
+import { type DateTime, Schema } from "effect"
+import { type EventData, EventType } from "../events/Event.js"
 import { DeliveryId, EventId, WebhookId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
-import { Timestamp } from "../shared/Timestamp.js"
+import { formatTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { HttpUrl, Text } from "../shared/Validation.js"
 
 /**
@@ -24,6 +24,22 @@ export type WebhookEventType = typeof WebhookEventType.Type
 /** Why a webhook stopped receiving deliveries (D38): a 410 answer, or too many failed deliveries in a row. */
 export const DeactivationReason = Schema.Literal("gone", "consecutive_failures")
 export type DeactivationReason = typeof DeactivationReason.Type
+
+/**
+ * The data of a `webhook.deactivated` event (D52): which webhook, its URL, why (`gone` or `consecutive_failures`)
+ * and when. Other webhooks of the workspace subscribed to the type receive it, so an integration can alert on it.
+ */
+export const deactivationData = (input: {
+  readonly webhookId: WebhookId
+  readonly url: string
+  readonly reason: DeactivationReason
+  readonly at: DateTime.Utc
+}): EventData => ({
+  webhook_id: input.webhookId,
+  url: input.url,
+  reason: input.reason,
+  deactivated_at: formatTimestamp(input.at)
+})
 
 /** A subscription as the API returns it. The secret is never part of it (shown on create and rotate only). */
 export class Webhook extends Model.Class<Webhook>("Webhook")({

@@ -3,7 +3,7 @@
  * deliveries claimed under a lease in one statement, attempts recorded unless the claim was lost, leases given back.
  */
 import { SqlClient, type Statement } from "@effect/sql"
-import type { IdGenerator } from "@support-engine/core"
+import type { IdGenerator, Outbox } from "@support-engine/core"
 import {
   type ClaimedDelivery,
   type ClaimRequest,
@@ -21,6 +21,7 @@ import type { Counters } from "../shared/Counters.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
+import { makeDeactivationEvent } from "./SqlDeactivation.js"
 import { makeFanOut } from "./SqlFanOut.js"
 import { ClaimedRow, decodeIds, persist, toClaimed } from "./WebhookRows.js"
 
@@ -30,7 +31,7 @@ const statusOf = (outcome: DeliveryOutcome): DeliveryStatus =>
 export const SqlDeliveryQueueLive: Layer.Layer<
   DeliveryQueue,
   never,
-  SqlClient.SqlClient | Counters | IdGenerator | DeliverySignal
+  SqlClient.SqlClient | Counters | IdGenerator | DeliverySignal | Outbox
 > = Layer
   .effect(
     DeliveryQueue,
@@ -38,6 +39,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const sql = yield* SqlClient.SqlClient
       const signal = yield* DeliverySignal
       const enqueue = yield* makeFanOut
+      const recordDeactivation = yield* makeDeactivationEvent(enqueue)
       const p = params(sql)
       const active = p.bool(true)
       const timestamp = sql.literal(types(sql).ts)
@@ -90,12 +92,14 @@ export const SqlDeliveryQueueLive: Layer.Layer<
 
       const deactivate = (claimed: ClaimedDelivery, reason: DeactivationReason, at: DateTime.Utc) =>
         Effect.gen(function*() {
-          yield* sql`UPDATE webhooks SET is_active = ${p.bool(false)}, deactivated_at = ${ts(at)},
+          const deactivated = yield* sql`UPDATE webhooks SET is_active = ${p.bool(false)}, deactivated_at = ${ts(at)},
             deactivation_reason = ${reason}, updated_at = ${ts(at)}
-            WHERE id = ${claimed.webhookId} AND is_active = ${active}`
+            WHERE id = ${claimed.webhookId} AND is_active = ${active} RETURNING id`
           yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, claimed_by = NULL,
             leased_until = NULL, updated_at = ${ts(at)}
             WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
+          // Once per deactivation, in its transaction (D52): a webhook already inactive records nothing again.
+          if (deactivated.length > 0) yield* recordDeactivation(claimed, reason, at)
         })
 
       const failureCount = RowSchema.single({

@@ -9,6 +9,7 @@ import {
   DeliveryQueue,
   entityTag,
   Events,
+  formatTimestamp,
   HostResolver,
   ListEvents,
   ListWebhookDeliveries,
@@ -245,6 +246,72 @@ export const webhookOpsSuite = (adapter: Adapter) =>
           yield* webhooks.delete(created.id, { ifMatch: tagOf(moved) })
           const gone = yield* Effect.flip(webhooks.get(created.id))
           assert.strictEqual(gone._tag, "NotFound")
+        }).pipe(as(principal))
+      }).pipe(provide))
+
+    it.effect("a deactivation records webhook.deactivated in the log and delivers it to the other subscribers (D52)", () =>
+      Effect.gen(function*() {
+        yield* drain
+        const { principal } = yield* makeWorkspace()
+        const webhooks = yield* Webhooks
+        const queue = yield* DeliveryQueue
+        const tx = yield* Transactor
+        const events = yield* Events
+        yield* Effect.gen(function*() {
+          const create = (url: string, types: ReadonlyArray<"agent.created" | "webhook.deactivated" | "*">) =>
+            webhooks.create(new CreateWebhook({ url, events: types }))
+          const gone = yield* create("https://gone.example/in", ["agent.created"])
+          const watcher = yield* create("https://watcher.example/in", ["webhook.deactivated"])
+          const everything = yield* create("https://all.example/in", ["*"])
+          const unrelated = yield* create("https://agents.example/in", ["agent.created"])
+          yield* tx.withTransaction(events.record("agent.created", { id: "a-1" }))
+          const claimed = yield* claimNow
+          const toGone = claimed.find((c) => c.webhookId === gone.id)!
+          const now = yield* DateTime.now
+          yield* queue.complete(toGone, attemptAt(now, 410), DeliveryOutcome.Gone(), now)
+
+          const log = yield* events.list(new ListEvents({ event: "webhook.deactivated" }))
+          assert.strictEqual(log.meta.total, 1)
+          const recorded = log.data[0]!
+          assert.deepStrictEqual(recorded.data, {
+            webhook_id: gone.id,
+            url: "https://gone.example/in",
+            reason: "gone",
+            deactivated_at: formatTimestamp(now)
+          })
+          assert.deepStrictEqual({ ...recorded.actor }, { type: "system", id: null })
+          const typesOf = (id: typeof gone.id) =>
+            Effect.map(webhooks.deliveries(id, new ListWebhookDeliveries({})), (page) => page.data.map((d) => d.event))
+          assert.deepStrictEqual(yield* typesOf(watcher.id), ["webhook.deactivated"])
+          assert.deepStrictEqual(yield* typesOf(everything.id), ["webhook.deactivated", "agent.created"])
+          assert.deepStrictEqual(yield* typesOf(unrelated.id), ["agent.created"])
+          assert.deepStrictEqual(yield* typesOf(gone.id), ["agent.created"], "the deactivated webhook gets nothing")
+          const [toWatcher] = (yield* claimNow).filter((c) => c.webhookId === watcher.id)
+          assert.strictEqual(toWatcher!.event.id, recorded.id)
+        }).pipe(as(principal))
+      }).pipe(provide))
+
+    it.effect("consecutive failures deactivate with reason consecutive_failures, recorded once (D38, D52)", () =>
+      Effect.gen(function*() {
+        yield* drain
+        const { principal } = yield* makeWorkspace()
+        const webhooks = yield* Webhooks
+        const queue = yield* DeliveryQueue
+        const tx = yield* Transactor
+        const events = yield* Events
+        yield* Effect.gen(function*() {
+          const failing = yield* webhooks.create(new CreateWebhook({ url: "https://down.example/in", events: ["*"] }))
+          for (let i = 0; i < 3; i++) yield* tx.withTransaction(events.record("agent.created", { id: `a-${i}` }))
+          const claimed = yield* claimNow
+          for (const c of claimed) {
+            const now = yield* DateTime.now
+            yield* queue.complete(c, attemptAt(now, 500), DeliveryOutcome.Failed({ deactivateAfter: 2 }), now)
+          }
+          assert.strictEqual((yield* webhooks.get(failing.id)).deactivation_reason, "consecutive_failures")
+          const log = yield* events.list(new ListEvents({ event: "webhook.deactivated" }))
+          assert.deepStrictEqual(log.data.map((e) => [e.data["webhook_id"], e.data["reason"]]), [
+            [failing.id, "consecutive_failures"]
+          ])
         }).pipe(as(principal))
       }).pipe(provide))
   })
