@@ -30,7 +30,7 @@ import type {
 import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
 import { DispatcherBackground, WebhooksLive } from "@support-engine/webhooks"
 import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { AgentsHttpLive } from "./agents/AgentsHttp.js"
 import { Api } from "./Api.js"
 import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
@@ -46,6 +46,7 @@ import { ioSchedulerMiddleware, onIoScheduler } from "./shared/IoScheduler.js"
 import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
+import { limitedServer, serverLimitsConfig } from "./shared/ServerLimits.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
 import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
 
@@ -128,7 +129,8 @@ export const Untraced: Layer.Layer<never> = Layer.setTracerEnabled(false)
 
 /**
  * The standalone Node server over the given engine, listening per D41 with the body limit of
- * `SUPPORT_MAX_BODY_BYTES` and the webhook settings of `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
+ * `SUPPORT_MAX_BODY_BYTES`, the connection limits of ServerLimits.ts and the webhook settings of
+ * `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
  * connections and lets in-flight requests finish. It does not deliver webhooks: the engine's background does.
  * Requests run on `ioScheduler` (IoScheduler.ts), which keeps reading sockets while requests are busy, and
  * untraced (`Untraced`).
@@ -137,17 +139,22 @@ export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError,
   EngineHost
-> = Layer.unwrapEffect(Effect.map(ioSchedulerMiddleware, (middleware) =>
-  HttpApiBuilder.serve(middleware).pipe(
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(HttpApiLive),
-    Layer.provide(WebhooksFromEnv),
-    Layer.provide(HttpConfig.fromEnv),
-    Layer.provide(RateLimitConfig.fromEnv),
-    Layer.provide(PublicUrl.fromEnv),
-    Layer.provideMerge(NodeHttpServer.layerConfig(createServer, listenConfig)),
-    Layer.provide(Untraced)
-  )))
+> = Layer.unwrapEffect(
+  Effect.map(
+    Effect.all([ioSchedulerMiddleware, serverLimitsConfig]),
+    ([middleware, limits]) =>
+      HttpApiBuilder.serve(middleware).pipe(
+        HttpMiddleware.withTracerDisabledWhen(() => true),
+        Layer.provide(HttpApiLive),
+        Layer.provide(WebhooksFromEnv),
+        Layer.provide(HttpConfig.fromEnv),
+        Layer.provide(RateLimitConfig.fromEnv),
+        Layer.provide(PublicUrl.fromEnv),
+        Layer.provideMerge(NodeHttpServer.layerConfig(() => limitedServer(limits), listenConfig)),
+        Layer.provide(Untraced)
+      )
+  )
+)
 
 /**
  * The engine on `SUPPORT_DATABASE_URL` (D41), migrated when built, with its background work: the training
