@@ -1,9 +1,12 @@
 /**
- * D48 (the PostgreSQL face of the same rule is the same core check; see docs/limits.md): a string with U+0000 or a lone UTF-16 surrogate is a 422 naming the field, decided in core
- * before any write (PostgreSQL used to answer NUL with a 500; SQLite replaced lone surrogates silently), and
- * nothing is half-written. A surrogate pair (an emoji) is stored and read back as sent.
+ * D48: a string with U+0000 or a lone UTF-16 surrogate is a 422 naming the field, decided in core before any write
+ * (PostgreSQL used to answer NUL with a 500; SQLite replaced lone surrogates silently), and nothing is half-written.
+ * A surrogate pair (an emoji) is stored and read back as sent. Run on SQLite, and on PostgreSQL when
+ * SUPPORT_TEST_PG_URL names a server (a database of its own, dropped after).
  */
+import { PgClient } from "@effect/sql-pg"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,7 +45,34 @@ const run = async (databaseUrl: string) => {
   }
 }
 
+const adminUrl: string | undefined = process.env["SUPPORT_TEST_PG_URL"]
+
+const onAdmin = (admin: string, statement: string) =>
+  Effect.runPromise(
+    Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(statement)).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(admin), maxConnections: 1 })),
+      Effect.scoped
+    )
+  )
+
 describe("storable strings (D48)", () => {
   it("SQLite: NUL and lone surrogates are a 422 on the field, nothing written; emoji kept", () =>
     run(`file:${join(dir, "strings.db")}`))
+
+  if (adminUrl === undefined) {
+    it.skip("PostgreSQL: skipped, set SUPPORT_TEST_PG_URL to run it", () => {})
+  } else {
+    const admin = adminUrl
+    it("PostgreSQL: NUL and lone surrogates are a 422 on the field, nothing written; emoji kept", async () => {
+      const name = `support_engine_strings_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+      await onAdmin(admin, `CREATE DATABASE ${name}`)
+      try {
+        const url = new URL(admin)
+        url.pathname = `/${name}`
+        await run(url.toString())
+      } finally {
+        await onAdmin(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      }
+    }, 60_000)
+  }
 })

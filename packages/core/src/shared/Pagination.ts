@@ -14,6 +14,7 @@ import { type DateTime, Effect, Schema } from "effect"
 import { decodeCursor, encodeCursor, type ListOrder } from "./Cursor.js"
 import { ValidationError } from "./Errors.js"
 import * as Model from "./Model.js"
+import { fittingCount } from "./PageBytes.js"
 import type { SliceRequest } from "./Repository.js"
 import { Timestamp } from "./Timestamp.js"
 
@@ -55,7 +56,12 @@ export class PageMeta extends Model.Class<PageMeta>("PageMeta")({
   to: Schema.NullOr(Schema.Int),
   total: Schema.NullOr(Schema.Int),
   /** Where the next page starts (D52); null on the last page. */
-  next_cursor: Schema.NullOr(Schema.String)
+  next_cursor: Schema.NullOr(Schema.String),
+  /**
+   * Present (true) when the page holds fewer than `per_page` items because the next one would have taken it past the
+   * byte budget (PageBytes.ts); `next_cursor` continues right after the last item served.
+   */
+  truncated: Schema.optional(Schema.Literal(true))
 }) {}
 
 export interface Page<A> {
@@ -125,16 +131,20 @@ export const planList = (
       since: request.updated_since,
       count: !keyset
     }
-    const next = <A>(rows: ReadonlyArray<A>, key: (a: A) => SortKey): string | null => {
-      if (rows.length <= perPage || options.ranked === true) return null
-      const last = key(rows[perPage - 1] as A)
-      return encodeCursor({ order, at: order === "newest" ? last.newest : last.updated, id: last.id })
-    }
+    const cursorAfter = (last: SortKey): string =>
+      encodeCursor({ order, at: order === "newest" ? last.newest : last.updated, id: last.id })
     return {
       slice,
-      page: (rows, total, key) => {
-        const data = rows.length > perPage ? rows.slice(0, perPage) : rows
-        const next_cursor = next(rows, key)
+      page: <A>(rows: ReadonlyArray<A>, total: number, key: (a: A) => SortKey): Page<A> => {
+        const full = rows.length > perPage ? rows.slice(0, perPage) : rows
+        const fitting = fittingCount(full)
+        const truncated = fitting < full.length
+        const data = truncated ? full.slice(0, fitting) : full
+        // Cut short by the byte budget, a page continues after its last item even where a full one would not
+        // (a search, which has no keyset, continues by page number and skips what did not fit: docs/limits.md).
+        const more = truncated || rows.length > perPage
+        const next_cursor = more && options.ranked !== true ? cursorAfter(key(data[data.length - 1] as A)) : null
+        const cut = truncated ? { truncated: true as const } : {}
         if (keyset) {
           return {
             data,
@@ -145,11 +155,12 @@ export const planList = (
               per_page: perPage,
               to: null,
               total: null,
-              next_cursor
+              next_cursor,
+              ...cut
             })
           }
         }
-        return makePage(data, total, new PageRequest({ page, per_page: perPage }), next_cursor)
+        return makePage(data, total, new PageRequest({ page, per_page: perPage }), next_cursor, truncated)
       }
     }
   })
@@ -159,7 +170,8 @@ export const makePage = <A>(
   data: ReadonlyArray<A>,
   total: number,
   request: PageRequest,
-  nextCursor: string | null = null
+  nextCursor: string | null = null,
+  truncated = false
 ): Page<A> => {
   const from = data.length === 0 ? null : request.offset + 1
   return {
@@ -171,7 +183,8 @@ export const makePage = <A>(
       per_page: request.per_page,
       to: from === null ? null : from + data.length - 1,
       total,
-      next_cursor: nextCursor
+      next_cursor: nextCursor,
+      ...(truncated ? { truncated: true as const } : {})
     })
   }
 }

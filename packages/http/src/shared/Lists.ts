@@ -68,6 +68,10 @@ export const ListMeta = Schema.Struct({
   total: Schema.NullOr(Schema.Int),
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description: "Pass as `cursor` to read the next page; null on the last page"
+  }),
+  truncated: Schema.optional(Schema.Literal(true)).annotations({
+    description: "Present when the page holds fewer than per_page items because the next item would have taken it " +
+      "past 4 MiB of JSON; links.next and next_cursor continue right after the last item served"
   })
 }).annotations({ identifier: "ListMeta" })
 
@@ -118,7 +122,12 @@ export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServ
         first: link({ page: "1" }),
         last: link({ page: String(meta.last_page) }),
         prev: meta.current_page > 1 ? link({ page: String(meta.current_page - 1) }) : null,
-        next: meta.current_page < meta.last_page ? link({ page: String(meta.current_page + 1) }) : null
+        // A page cut by the byte budget continues by cursor: the next page number would skip what did not fit.
+        next: meta.truncated === true && next !== null
+          ? next
+          : meta.current_page < meta.last_page
+          ? link({ page: String(meta.current_page + 1) })
+          : null
       }
     return {
       data: page.data,
@@ -131,7 +140,8 @@ export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServ
         per_page: meta.per_page,
         to: meta.to,
         total: meta.total,
-        next_cursor: meta.next_cursor
+        next_cursor: meta.next_cursor,
+        ...(meta.truncated === true ? { truncated: true as const } : {})
       }
     }
   })

@@ -1,0 +1,39 @@
+/** The byte budget of list pages (issue 16, docs/limits.md): exact string sizes, an upper estimate, the cut. */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, FastCheck as fc } from "effect"
+import { approximateJsonBytes, fittingCount, jsonStringBytes, PAGE_BYTE_BUDGET } from "../src/shared/PageBytes.js"
+
+const utf8 = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value)).length
+
+describe("PageBytes", () => {
+  it("jsonStringBytes is exactly what JSON.stringify writes in UTF-8, for any well-formed string", () => {
+    // Lone surrogates are refused at input (StoredString), so well-formed strings are all a page can hold.
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("\n", "\u0001", "\"", "\\"), fc.fullUnicode()) }), (s) => {
+        assert.strictEqual(jsonStringBytes(s), utf8(s))
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+
+  it("approximateJsonBytes is at least the JSON size of plain data and of model-like objects with date-times", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        assert.isAtLeast(approximateJsonBytes(value), utf8(value))
+      }),
+      { numRuns: 1_000 }
+    )
+    const item = { id: "x", at: DateTime.unsafeMake(0), tags: ["a", "b"], n: 12345.678, none: null }
+    assert.isAtLeast(approximateJsonBytes(item), utf8({ ...item, at: "1970-01-01T00:00:00.000Z" }))
+  })
+
+  it("fittingCount stops before the item that passes the budget, and keeps at least one", () => {
+    const megabyte = "x".repeat(1_048_576)
+    const items = Array.from({ length: 10 }, () => ({ content: megabyte }))
+    assert.strictEqual(fittingCount(items), 3)
+    assert.isAtMost(utf8(items.slice(0, 3)), PAGE_BYTE_BUDGET)
+    assert.strictEqual(fittingCount([{ content: "x".repeat(PAGE_BYTE_BUDGET * 2) }]), 1)
+    assert.strictEqual(fittingCount([]), 0)
+    assert.strictEqual(fittingCount([{ a: 1 }, { b: 2 }]), 2)
+  })
+})
