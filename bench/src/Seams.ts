@@ -132,6 +132,8 @@ export const inProcessAB = async (
 /**
  * Over HTTP: one engine server per variant (every seam, and each seam switched to its stock part), all on one
  * database, loaded in turn like the main HTTP phase; each seam is judged on req/s and, for the scheduler, on p99.
+ * One more server has every seam but writes no request log (`SUPPORT_LOG_LEVEL=warning`): the log's cost, as
+ * "request log" with the log off as the stock part.
  */
 export const httpAB = async (
   seeded: Seeded,
@@ -143,7 +145,7 @@ export const httpAB = async (
   },
   log: (message: string) => void
 ): Promise<ReadonlyArray<AB>> => {
-  const variants: ReadonlyArray<"all" | Seam> = ["all", ...SEAMS]
+  const variants: ReadonlyArray<"all" | Seam | "log-off"> = ["all", ...SEAMS, "log-off"]
   const servers: Array<Running> = []
   const results = variants.map(() => ({
     get: [] as Array<LoadResult>,
@@ -152,7 +154,10 @@ export const httpAB = async (
   }))
   try {
     for (const variant of variants) {
-      servers.push(await startServer("engine", seeded.file, log, { BENCH_STOCK: variant === "all" ? "" : variant }))
+      const env = variant === "log-off"
+        ? { BENCH_STOCK: "", SUPPORT_LOG_LEVEL: "warning" }
+        : { BENCH_STOCK: variant === "all" ? "" : variant }
+      servers.push(await startServer("engine", seeded.file, log, env))
     }
     const requests = operationRequests(seeded)
     for (let round = 0; round < settings.rounds; round++) {
@@ -181,27 +186,39 @@ export const httpAB = async (
   }
   const rps = (v: number, op: Operation) => results[v]![op].map((r) => r.rps)
   const p99 = (v: number, op: Operation) => results[v]![op].map((r) => r.p99)
-  return SEAMS.flatMap((seam, k) => [
-    ...OPERATIONS.map((op): AB => ({
-      seam,
-      benchmark: `HTTP ${op} (req/s)`,
-      stock: median(rps(k + 1, op)),
-      seamed: median(rps(0, op)),
-      stockRounds: rps(k + 1, op),
-      seamedRounds: rps(0, op)
-    })),
-    ...(seam === "io-scheduler"
-      ? OPERATIONS.map((op): AB => ({
+  const logOff = variants.length - 1
+  const requestLog = OPERATIONS.map((op): AB => ({
+    seam: "request log",
+    benchmark: `HTTP ${op} (req/s), stock = off`,
+    stock: median(rps(logOff, op)),
+    seamed: median(rps(0, op)),
+    stockRounds: rps(logOff, op),
+    seamedRounds: rps(0, op)
+  }))
+  return [
+    ...requestLog,
+    ...SEAMS.flatMap((seam, k) => [
+      ...OPERATIONS.map((op): AB => ({
         seam,
-        benchmark: `HTTP ${op} p99 (ms)`,
-        lowerIsBetter: true,
-        stock: median(p99(k + 1, op)),
-        seamed: median(p99(0, op)),
-        stockRounds: p99(k + 1, op),
-        seamedRounds: p99(0, op)
-      }))
-      : [])
-  ])
+        benchmark: `HTTP ${op} (req/s)`,
+        stock: median(rps(k + 1, op)),
+        seamed: median(rps(0, op)),
+        stockRounds: rps(k + 1, op),
+        seamedRounds: rps(0, op)
+      })),
+      ...(seam === "io-scheduler"
+        ? OPERATIONS.map((op): AB => ({
+          seam,
+          benchmark: `HTTP ${op} p99 (ms)`,
+          lowerIsBetter: true,
+          stock: median(p99(k + 1, op)),
+          seamed: median(p99(0, op)),
+          stockRounds: p99(k + 1, op),
+          seamedRounds: p99(0, op)
+        }))
+        : [])
+    ])
+  ]
 }
 
 /** The report's table: each seam, its benchmark, stock and seam figures and the gain. */

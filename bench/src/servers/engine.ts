@@ -3,7 +3,7 @@
  * configured by the environment the parent sets (SUPPORT_DATABASE_URL, SUPPORT_HOST, SUPPORT_PORT). `BENCH_STOCK`
  * (comma-separated seam names, Seams.ts) runs those seams' stock parts instead, for `pnpm bench --seams`.
  */
-import { EngineFromEnv, ServerLive, StandaloneLive, Untraced } from "@support-engine/http"
+import { EngineFromEnv, LoggingFromEnv, ServerLive, StandaloneLive, Untraced } from "@support-engine/http"
 import { DispatcherBackground } from "@support-engine/webhooks"
 import { Effect, Layer } from "effect"
 import { seamSwitches, stockFrom, stockSqliteEngine } from "../SeamSwitches.js"
@@ -18,7 +18,9 @@ const server = stock.size === 0
         : EngineFromEnv
     ),
     Layer.provide(Untraced),
-    Layer.provide(seamSwitches(stock))
+    Layer.provide(seamSwitches(stock)),
+    // As StandaloneLive: every variant writes the request log (the parent discards the child's stdout).
+    Layer.provide(LoggingFromEnv())
   )
 
 Effect.runFork(Layer.launch(server))

@@ -31,7 +31,7 @@ import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
 import { asOptions, encoded, exportLine, printJson } from "./Output.js"
-import { serve } from "./Serve.js"
+import { serveWith } from "./Serve.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print the result as one JSON object on stdout"))
 const workspaceOption = Options.text("workspace").pipe(Options.withDescription("The workspace id"))
@@ -253,7 +253,14 @@ const migrateCommand = Command.make("migrate", {}, () =>
     )
   })).pipe(Command.withDescription("Apply pending database migrations and exit"))
 
-const serveCommand = Command.make("serve", {}, () => serve).pipe(
+const serveCommand = Command.make("serve", {
+  logFormat: Options.choice("log-format", ["json", "pretty"]).pipe(
+    Options.withDescription(
+      "json (one object per line) or pretty; default SUPPORT_LOG_FORMAT, else pretty on a terminal and json otherwise"
+    ),
+    Options.optional
+  )
+}, ({ logFormat }) => serveWith(logFormat)).pipe(
   Command.withDescription(
     "Migrate, bootstrap an empty database, and run the HTTP API and the webhook dispatcher"
   )

@@ -6,7 +6,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
-import { ServerLive } from "@support-engine/http"
+import { type LogFormat, LoggingFromEnv, ServerLive } from "@support-engine/http"
 import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
@@ -86,14 +86,19 @@ const announce = (options: {
  * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
  * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
  * are released in reverse: the HTTP server drains first, then the dispatcher releases its leases, then the engine
- * (training worker, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`).
+ * (training worker, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`), and logs
+ * through the logger of `SUPPORT_LOG_FORMAT`/`SUPPORT_LOG_LEVEL`, `logFormat` (`--log-format`) first.
  */
-export const serve = Effect.scoped(Effect.gen(function*() {
-  const url = yield* databaseUrl
-  const engine = yield* Layer.build(ServerEngine)
-  yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
-  const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
-  const bootstrapped = yield* Effect.provide(bootstrap, engine)
-  yield* announce({ address: Context.get(server, HttpServer.HttpServer).address, databaseUrl: url, bootstrapped })
-  return yield* Effect.never
-})).pipe(Effect.withTracerEnabled(false))
+export const serveWith = (logFormat: Option.Option<LogFormat>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const url = yield* databaseUrl
+    const engine = yield* Layer.build(ServerEngine)
+    yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
+    const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
+    const bootstrapped = yield* Effect.provide(bootstrap, engine)
+    yield* announce({ address: Context.get(server, HttpServer.HttpServer).address, databaseUrl: url, bootstrapped })
+    return yield* Effect.never
+  })).pipe(Effect.withTracerEnabled(false), Effect.provide(LoggingFromEnv(logFormat)))
+
+/** `support-engine serve` with the log format of the environment. */
+export const serve = serveWith(Option.none())

@@ -72,6 +72,31 @@ describe("support-engine serve (D42)", () => {
         assert.strictEqual(listed.status, 200)
         assert.strictEqual((listed.body as { meta: { total: number } }).meta.total, 1)
 
+        // stdout is a pipe, so the request log is JSON lines (docs/configuration.md, Logs): one per request.
+        const requestLines = server.stdout.pipe(Effect.map((out) =>
+          out.split("\n").filter((line) => line.startsWith("{")).map((line) =>
+            JSON.parse(line) as { message: string; logLevel: string; annotations: Record<string, unknown> }
+          ).filter((line) => line.message === "request")
+        ))
+        yield* eventually(
+          Effect.map(requestLines, (lines) =>
+            lines.some((line) => line.annotations.route === "/v1/companies")),
+          () => server.stdout
+        )
+        const logged = yield* requestLines
+        assert.deepStrictEqual(
+          logged.map((line) => [line.logLevel, line.annotations.method, line.annotations.route]).slice(0, 5),
+          [
+            ["INFO", "GET", "/health"],
+            ["INFO", "GET", "/openapi.json"],
+            ["INFO", "GET", "/docs"],
+            ["INFO", "POST", "/v1/companies"],
+            ["INFO", "GET", "/v1/companies"]
+          ]
+        )
+        assert.strictEqual(logged[3]!.annotations.workspace_id, workspaceId)
+        assert.notInclude(JSON.stringify(logged), token.split("|")[1]!)
+
         // A token made with the CLI while the server runs works at once, and stops at once when revoked (D9).
         const issued = yield* cliJson(
           env,

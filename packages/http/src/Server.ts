@@ -43,6 +43,7 @@ import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig } from "./shared/HttpConfig.js"
 import { ioSchedulerMiddleware, onIoScheduler } from "./shared/IoScheduler.js"
+import { LoggingFromEnv } from "./shared/Logging.js"
 import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
@@ -167,11 +168,14 @@ export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigErro
   )
 )
 
-/** The whole standalone server from the environment: engine, storage, webhook delivery and HTTP. */
+/**
+ * The whole standalone server from the environment: engine, storage, webhook delivery and HTTP, logging as
+ * `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL` say (Logging.ts).
+ */
 export const StandaloneLive: Layer.Layer<
   HttpServer.HttpServer,
   ConfigError.ConfigError | HttpServerError.ServeError
-> = ServerLive.pipe(Layer.provide(EngineFromEnv), Layer.provide(Untraced))
+> = ServerLive.pipe(Layer.provide(EngineFromEnv), Layer.provide(Untraced), Layer.provide(LoggingFromEnv()))
 
 /** A request handler and the function that releases what it holds (database pool, background fibers). */
 export interface Handler<H> {

@@ -22,7 +22,7 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { engineLayer as makeEngineLayer, type StoragePorts } from "@support-engine/storage"
-import { Effect, Layer, Redacted, Schedule } from "effect"
+import { Effect, Layer, Logger, LogLevel, Redacted, Schedule } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -59,10 +59,17 @@ const TestWebhooks = Webhooks.DefaultWithoutDependencies.pipe(
   Layer.provide(Layer.merge(WebhookConfig.layer(), FakeResolver))
 )
 
-/** The API on a loopback port over `engine`, with `HttpClient` pointed at it. */
+/**
+ * The API on a loopback port over `engine`, with `HttpClient` pointed at it. Logs below `logLevel` (warning by
+ * default: the request log's info lines would fill the test output) are not written.
+ */
 export const serverLayer = <R, E>(
   engine: Layer.Layer<R | EngineHost, E>,
-  options: { readonly maxBodyBytes?: number; readonly rateLimits?: RateLimitSettings } = {}
+  options: {
+    readonly maxBodyBytes?: number
+    readonly rateLimits?: RateLimitSettings
+    readonly logLevel?: LogLevel.LogLevel
+  } = {}
 ) =>
   HttpLive.pipe(
     Layer.provide(TestWebhooks),
@@ -74,7 +81,8 @@ export const serverLayer = <R, E>(
     ),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(engine),
-    Layer.orDie
+    Layer.orDie,
+    Layer.provide(Logger.minimumLogLevel(options.logLevel ?? LogLevel.Warning))
   )
 
 /** The default test server: the real engine on its own database. */

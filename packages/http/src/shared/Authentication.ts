@@ -7,6 +7,7 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "
 import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens, Unauthenticated } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
 import { InsufficientAbilityResponse, PersistenceErrorResponse, UnauthenticatedResponse } from "./ErrorResponses.js"
+import { recordRoute, recordWorkspace } from "./RequestLog.js"
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@support-engine/http/Authentication", {
   failure: Schema.Union(UnauthenticatedResponse, InsufficientAbilityResponse, PersistenceErrorResponse),
@@ -52,6 +53,8 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
     return {
       bearer: (token) =>
         Effect.gen(function*() {
+          // Every route but /health and the documents is authenticated: here the request log learns its route.
+          yield* recordRoute
           const request = yield* HttpServerRequest.HttpServerRequest
           const header = request.headers["authorization"]
           if (header === undefined || header.trim() === "") {
@@ -64,6 +67,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
               () => new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.rejected })
             )
           )
+          yield* recordWorkspace(principal.workspaceId)
           const ability = abilityFor(request.method, request.url)
           if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
           return principal

@@ -4,7 +4,8 @@
  * boundary turns every outcome HttpApi would not render into a response:
  * HttpApi's decode failures become D13 validation errors, unmatched routes 404/405 (RouteFallback.ts), D7
  * failures their status, and defects a bare 500 that is logged with the request id (D12). Core errors pass
- * through untouched: HttpApi renders them with their schemas from ErrorResponses.ts.
+ * through untouched: HttpApi renders them with their schemas from ErrorResponses.ts; those that answer 5xx (a
+ * typed database failure) are logged here first, once, with their cause, as a defect is.
  */
 import { HttpApiBuilder, HttpApiError, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
 import {
@@ -23,6 +24,7 @@ import { IdempotencyKeys } from "./IdempotencyKeys.js"
 import { JsonBody } from "./JsonBody.js"
 import { type RateLimited, RateLimits } from "./RateLimits.js"
 import { RequestIds } from "./RequestIds.js"
+import { CurrentRequestFacts } from "./RequestLog.js"
 import { RouteFallback } from "./RouteFallback.js"
 
 /** The `HttpFailure` a D7 defect carries, directly or as the cause of the platform's request error. */
@@ -31,6 +33,24 @@ const httpFailureOf = (defect: unknown): HttpFailure | undefined => {
   if (Predicate.hasProperty(defect, "cause") && defect.cause instanceof HttpFailure) return defect.cause
   return undefined
 }
+
+/** An expected failure that answers 5xx (core's errors state their status): the server's fault, to be logged. */
+const isServerFailure = (error: unknown): boolean =>
+  Predicate.hasProperty(error, "status") && typeof error.status === "number" && error.status >= 500
+
+/**
+ * An error line for a 5xx, with the route template (never the path a client sent, which may carry data) and, for a
+ * typed failure, the reason its body hides from the client (a `PersistenceError`'s database message).
+ */
+const logServerFailure = (message: string, cause: Cause.Cause<unknown>, method: string, failure?: unknown) =>
+  Effect.flatMap(Effect.serviceOption(CurrentRequestFacts), (facts) =>
+    Effect.logError(message, cause).pipe(
+      Effect.annotateLogs({
+        method,
+        route: Option.match(facts, { onNone: () => null, onSome: (f) => f.route }),
+        ...(Predicate.hasProperty(failure, "reason") ? { reason: String(failure.reason) } : {})
+      })
+    ))
 
 /** The boundary of the whole app: every outcome becomes a response or goes on to HttpApi's encoder. */
 const boundary = <E, R>(
@@ -51,6 +71,12 @@ const boundary = <E, R>(
           }
           if (error instanceof HttpServerError.RouteNotFound) return Effect.succeed(fallback.respond(request))
           if (error instanceof HttpFailure) return Effect.succeed(renderHttpFailure(error))
+          if (isServerFailure(error)) {
+            return Effect.zipRight(
+              logServerFailure("Request failed", cause, request.method, error),
+              Effect.failCause(cause)
+            )
+          }
           return Effect.failCause(cause)
         }
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -59,9 +85,7 @@ const boundary = <E, R>(
         )
         if (Option.isSome(d7)) return Effect.succeed(renderHttpFailure(d7.value))
         return Effect.as(
-          Effect.logError("Unhandled defect", cause).pipe(
-            Effect.annotateLogs({ method: request.method, url: request.url })
-          ),
+          logServerFailure("Unhandled defect", cause, request.method),
           renderHttpFailure(HttpFailure.internal)
         )
       })

@@ -1,0 +1,67 @@
+/**
+ * How the standalone server writes its logs (issue 16, docs/configuration.md "Logs"): Effect's `Logger`, as JSON
+ * lines (one object per line, for log collectors) or pretty (colours and indentation, for people), and at which
+ * level. JSON lines are written in batches, one write per 10 ms, so that the request log costs no write per request.
+ */
+import { Config, type ConfigError, Effect, Layer, Logger, LogLevel, Option } from "effect"
+
+/** `json` lines or `pretty` text. */
+export type LogFormat = "json" | "pretty"
+
+export interface LogSettings {
+  /** None: pretty on a terminal, JSON otherwise. */
+  readonly format: Option.Option<LogFormat>
+  /** None: Effect's default (info), or what the command line set (`--log-level`). */
+  readonly level: Option.Option<LogLevel.LogLevel>
+}
+
+const LEVELS = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+} as const
+
+/** `SUPPORT_LOG_FORMAT` (`json`, `pretty`) and `SUPPORT_LOG_LEVEL` (`trace` ... `error`, `none`). */
+export const logConfig: Config.Config<LogSettings> = Config.all({
+  format: Config.option(Config.literal("json", "pretty")("SUPPORT_LOG_FORMAT")),
+  level: Config.option(
+    Config.map(
+      Config.literal("trace", "debug", "info", "warning", "error", "none")("SUPPORT_LOG_LEVEL"),
+      (name) => LEVELS[name]
+    )
+  )
+})
+
+/** Several JSON lines in one write to stdout; `process.stdout` is synchronous on pipes and files. */
+const writeLines = (lines: Array<string>): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stdout.write(`${lines.join("\n")}\n`)
+  })
+
+/** The logger `format` names; JSON lines flushed every 10 ms and when the scope closes. */
+const loggerFor = (format: LogFormat): Layer.Layer<never> =>
+  format === "pretty"
+    ? Logger.replace(Logger.defaultLogger, Logger.prettyLogger())
+    : Logger.replaceScoped(Logger.defaultLogger, Logger.batched(Logger.jsonLogger, "10 millis", writeLines))
+
+/** The logger and level of `settings` (a format given on the command line wins over the environment's). */
+export const loggingLayer = (settings: LogSettings): Layer.Layer<never> => {
+  const format = Option.getOrElse(settings.format, (): LogFormat => process.stdout.isTTY === true ? "pretty" : "json")
+  return Option.match(settings.level, {
+    onNone: () => loggerFor(format),
+    onSome: (level) => Layer.merge(loggerFor(format), Logger.minimumLogLevel(level))
+  })
+}
+
+/** The logger of `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL`, with `format` (from `--log-format`) first. */
+export const LoggingFromEnv = (format: Option.Option<LogFormat> = Option.none()): Layer.Layer<
+  never,
+  ConfigError.ConfigError
+> =>
+  Layer.unwrapEffect(
+    Effect.map(logConfig, (settings) =>
+      loggingLayer({ ...settings, format: Option.orElse(format, () => settings.format) }))
+  )
