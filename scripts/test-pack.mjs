@@ -247,7 +247,10 @@ try {
         SUPPORT_HOST: "127.0.0.1",
         SUPPORT_DATABASE_URL: `file:${join(host, "serve.db")}`
       },
-      stdio: ["ignore", "pipe", "pipe"]
+      stdio: ["ignore", "pipe", "pipe"],
+      // npx runs the bin in a child of its own and does not pass SIGTERM on; a group of its own lets `finally` stop
+      // the server itself, which would otherwise keep running and hold this script's pipes open.
+      detached: true
     })
     let stdout = ""
     let stderr = ""
@@ -274,13 +277,32 @@ try {
     }
   })
 } finally {
-  if (serve !== undefined && serve.exitCode === null) {
-    const exited = new Promise((ok) => serve.once("exit", ok))
-    serve.kill("SIGTERM")
-    await exited
+  if (serve !== undefined) {
+    await stopGroup(serve)
+    serve.stdout.destroy()
+    serve.stderr.destroy()
   }
   if (keep) log(`host kept in ${host}`)
   else await rm(host, { recursive: true, force: true })
+}
+
+/** SIGTERM to the whole process group (npx and the server under it), SIGKILL after 10 s. */
+async function stopGroup(child) {
+  const signal = (name) => {
+    try {
+      process.kill(-child.pid, name)
+    } catch {
+      // the group is already gone
+    }
+  }
+  const exited = child.exitCode === null ? new Promise((ok) => child.once("exit", ok)) : Promise.resolve()
+  signal("SIGTERM")
+  const timer = setTimeout(() => signal("SIGKILL"), 10_000)
+  await exited
+  clearTimeout(timer)
+  // the server may outlive npx by a moment; make sure nothing of the group is left
+  await new Promise((ok) => setTimeout(ok, 500))
+  signal("SIGKILL")
 }
 
 const failed = results.filter((result) => !result.ok).length
