@@ -81,7 +81,9 @@ describe("support-engine serve (D42)", () => {
         yield* eventually(
           Effect.map(requestLines, (lines) =>
             // both the POST and the GET: lines are written in batches, so the GET's may come a moment later
-            lines.filter((line) => line.annotations.route === "/v1/companies").length >= 2),
+            lines.filter((line) =>
+              line.annotations.route === "/v1/companies"
+            ).length >= 2),
           () => server.stdout
         )
         const logged = yield* requestLines
