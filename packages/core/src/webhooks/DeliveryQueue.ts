@@ -58,12 +58,18 @@ export interface Completion {
   readonly outcome: DeliveryOutcome
 }
 
-/** What a dispatcher asks to lease: at most `limit` deliveries due at `now`, held by `claimant` until `leaseUntil`. */
+/**
+ * What a dispatcher asks to lease: at most `limit` deliveries due at `now`, held by `claimant` until `leaseUntil`.
+ * `perWebhook` and `perWorkspace` bound the attempts in flight (leases not yet expired, every claimant counted) of
+ * one webhook and of one workspace; absent, only `limit` bounds them.
+ */
 export interface ClaimRequest {
   readonly now: DateTime.Utc
   readonly leaseUntil: DateTime.Utc
   readonly claimant: string
   readonly limit: number
+  readonly perWebhook?: number
+  readonly perWorkspace?: number
 }
 
 export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQueue")<DeliveryQueue, {
@@ -74,9 +80,10 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
    */
   readonly enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
   /**
-   * Leases at most `limit` due deliveries of active webhooks (earliest first) to `claimant` until `leaseUntil`,
-   * in one statement, so two dispatchers never hold the same delivery (D38, D43). A delivery whose lease has
-   * expired is due again.
+   * Leases at most `limit` due deliveries of active webhooks to `claimant` until `leaseUntil`, in one statement, so
+   * two dispatchers never hold the same delivery (D38, D43). Fair: within the request's limits, round-robin across
+   * workspaces (the least busy first) and within one across its webhooks, each webhook's oldest due first. A
+   * delivery whose lease has expired is due again.
    */
   readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, PersistenceError>
   /**
