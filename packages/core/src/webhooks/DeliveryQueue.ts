@@ -98,8 +98,8 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
   ) => Effect.Effect<boolean, PersistenceError>
   /**
    * Records several attempts, in order, each exactly as `complete` would (`held` says, for each, whether its claim
-   * still held), then leases what `next` asks for as `claimDue` would (nothing when its limit is 0), all in one
-   * transaction. A busy dispatcher hands back the attempts that finished together and takes their replacements in
+   * still held; `deactivated` lists the webhooks these attempts deactivated), then leases what `next` asks for as
+   * `claimDue` would (nothing when its limit is 0), all in one transaction. A busy dispatcher hands back the attempts that finished together and takes their replacements in
    * the same commit: a few statements per batch instead of a transaction per attempt and one per claim.
    */
   readonly completeAndClaim: (
@@ -107,13 +107,19 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
     at: DateTime.Utc,
     next: ClaimRequest
   ) => Effect.Effect<
-    { readonly held: ReadonlyArray<boolean>; readonly claimed: ReadonlyArray<ClaimedDelivery> },
+    {
+      readonly held: ReadonlyArray<boolean>
+      readonly deactivated: ReadonlyArray<WebhookId>
+      readonly claimed: ReadonlyArray<ClaimedDelivery>
+    },
     PersistenceError
   >
   /** Gives back every lease `claimant` holds: those deliveries are due at `at` (a graceful stop). */
   readonly release: (claimant: string, at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
   /** When the earliest pending delivery of an active webhook falls due (possibly in the past). */
   readonly nextDueAt: Effect.Effect<Option.Option<DateTime.Utc>, PersistenceError>
+  /** When the earliest pending delivery of an active webhook falls due strictly after `at`. */
+  readonly nextDueAfter: (at: DateTime.Utc) => Effect.Effect<Option.Option<DateTime.Utc>, PersistenceError>
   /**
    * A signal for work committed by this process: the inner effect completes at the first commit of new or
    * rescheduled deliveries after the outer one ran. Take it before looking for work, so nothing slips between.

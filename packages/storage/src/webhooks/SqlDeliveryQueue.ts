@@ -128,11 +128,12 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       })
 
       const nextDue = RowSchema.findOne({
-        Request: Schema.Void,
+        Request: Schema.NullOr(Schema.String),
         Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
-        execute: () =>
+        execute: (after) =>
           sql`SELECT d.next_attempt_at FROM webhook_deliveries d
               WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+              ${after === null ? sql`` : sql`AND d.next_attempt_at > ${after}`}
               AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
               ORDER BY d.next_attempt_at LIMIT 1`
       })
@@ -147,6 +148,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
           // Once per deactivation, in its transaction (D52): a webhook already inactive records nothing again.
           if (deactivated.length > 0) yield* recordDeactivation(claimed, reason, at)
+          return deactivated.length > 0
         })
 
       const failureCount = RowSchema.single({
@@ -203,7 +205,10 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           return run.map((c) => held.has(c.claimed.id))
         })
 
-      /** Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). */
+      /**
+       * Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). Answers
+       * whether the claim held and whether this attempt deactivated its webhook.
+       */
       const recordOne = (completion: Completion, at: DateTime.Utc) =>
         Effect.gen(function*() {
           const { attempt, claimed, outcome } = completion
@@ -215,8 +220,9 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             last_error = ${attempt.error}, delivered_at = ${outcome._tag === "Delivered" ? ts(at) : sql`delivered_at`},
             claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
             WHERE status = 'pending' AND ${claimHolds(completion)} RETURNING id`
-          if (updated.length === 0) return false
+          if (updated.length === 0) return { held: false, deactivated: false }
           yield* logAttempts([completion])
+          let deactivated = false
           switch (outcome._tag) {
             case "Delivered": {
               yield* sql`UPDATE webhooks SET consecutive_failures = 0
@@ -226,18 +232,18 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             case "Failed": {
               const { consecutive_failures } = yield* failureCount(claimed.webhookId)
               if (consecutive_failures >= outcome.deactivateAfter) {
-                yield* deactivate(claimed, "consecutive_failures", at)
+                deactivated = yield* deactivate(claimed, "consecutive_failures", at)
               }
               break
             }
             case "Gone": {
-              yield* deactivate(claimed, "gone", at)
+              deactivated = yield* deactivate(claimed, "gone", at)
               break
             }
             case "Retry":
               break
           }
-          return true
+          return { held: true, deactivated }
         })
 
       /** Leases due deliveries and reads what sending them needs; the caller maps errors (and may hold a transaction). */
@@ -271,6 +277,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       ) =>
         Effect.gen(function*() {
           const held: Array<boolean> = []
+          const deactivated: Array<WebhookId> = []
           let run: Array<Completion> = []
           for (const completion of completions) {
             if (completion.outcome._tag === "Delivered") {
@@ -279,10 +286,12 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             }
             if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
             run = []
-            held.push(yield* recordOne(completion, at))
+            const one = yield* recordOne(completion, at)
+            held.push(one.held)
+            if (one.deactivated) deactivated.push(completion.claimed.webhookId)
           }
           if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
-          return { held, claimed: next === undefined ? [] : yield* claimRows(next) }
+          return { held, deactivated, claimed: next === undefined ? [] : yield* claimRows(next) }
         }).pipe(
           sql.withTransaction,
           // A success schedules nothing; any other outcome may have moved or cancelled due work.
@@ -300,7 +309,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           ),
         completeAndClaim: (completions, at, next) =>
           completions.length === 0
-            ? claimRows(next).pipe(mapSqlError, Effect.map((claimed) => ({ held: [], claimed })))
+            ? claimRows(next).pipe(mapSqlError, Effect.map((claimed) => ({ held: [], deactivated: [], claimed })))
             : completeAndClaim(completions, at, next),
         release: (claimant, at) =>
           sql`UPDATE webhook_deliveries SET claimed_by = NULL, leased_until = NULL, next_attempt_at = ${ts(at)}
@@ -309,10 +318,15 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             Effect.tap(signal.notify),
             mapSqlError
           ),
-        nextDueAt: nextDue(undefined).pipe(
+        nextDueAt: nextDue(null).pipe(
           Effect.map(Option.map((r) => r.next_attempt_at)),
           Effect.mapError(toPersistenceError)
         ),
+        nextDueAfter: (at) =>
+          nextDue(ts(at)).pipe(
+            Effect.map(Option.map((r) => r.next_attempt_at)),
+            Effect.mapError(toPersistenceError)
+          ),
         changes: signal.subscribe
       })
     })
