@@ -3,7 +3,7 @@
  * The Promise API over it (`createSupportEngine`, with webhook subscriptions and the dispatcher) is assembled in
  * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
  */
-import { EngineLive, type EngineService, TrainingWorker } from "@support-engine/core"
+import { EngineLive, type EngineService, PreviousSecretSweep, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
@@ -36,9 +36,11 @@ export const engineLayer = (
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
   // The training worker runs with the engine unless the host runs it elsewhere (D31); hosts add more (the dispatcher).
+  // Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap statement a minute.
   const background = [
+    Layer.discard(PreviousSecretSweep.Default),
     ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
     ...(options.background ?? [])
   ]
-  return background.length === 0 ? engine : Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
+  return Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
 }
