@@ -26,7 +26,7 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { Duration, Effect, Schema, TestClock } from "effect"
-import { as, makeWorkspace, type TestEngine } from "../conformance/Harness.js"
+import { as, makeWorkspace } from "../conformance/Harness.js"
 
 type AgentFields = Omit<ConstructorParameters<typeof CreateAgent>[0], "name">
 
@@ -71,7 +71,6 @@ export const fixture = (options: FixtureOptions = {}) =>
     ).pipe(as(principal))
     const messages = yield* Messages
     const events = yield* Events
-    const sql = yield* SqlClient.SqlClient
 
     const say = (content: string) =>
       messages.create(conversation.id, new CreateMessage({ sender_type: "customer", sender_id: customer.id, content }))
@@ -86,13 +85,14 @@ export const fixture = (options: FixtureOptions = {}) =>
     const current = (yield* Conversations).get(conversation.id).pipe(as(principal))
     /** The stored job of a message (the table itself: the port has no reader, the worker needs none). */
     const jobOf = (messageId: MessageId) =>
-      sql`SELECT status, outcome FROM reply_jobs WHERE message_id = ${messageId}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({
-          status: Schema.String,
-          outcome: Schema.NullOr(Schema.String)
-        })))),
-        Effect.orDie
-      )
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`SELECT status, outcome FROM reply_jobs WHERE message_id = ${messageId}`).pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({
+            status: Schema.String,
+            outcome: Schema.NullOr(Schema.String)
+          })))),
+          Effect.orDie
+        )
     const answer = (yield* ReplyWorker).drain
 
     return {
@@ -110,4 +110,4 @@ export const fixture = (options: FixtureOptions = {}) =>
       jobOf,
       answer
     }
-  }).pipe(Effect.orDie) satisfies Effect.Effect<unknown, never, TestEngine>
+  }).pipe(Effect.orDie)
