@@ -22,15 +22,7 @@ import { mapSqlError } from "../shared/SqlErrors.js"
 import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { erasePreviousSecrets } from "./SecretsAtRest.js"
-import {
-  AttemptRow,
-  DeliveryRow,
-  persist,
-  toWebhook,
-  WEBHOOK_COLUMNS,
-  WebhookRow,
-  WEBHOOKS
-} from "./WebhookRows.js"
+import { AttemptRow, DeliveryRow, persist, toWebhook, WEBHOOK_COLUMNS, WebhookRow, WEBHOOKS } from "./WebhookRows.js"
 
 export const SqlWebhookRepoLive: Layer.Layer<
   WebhookRepo,
