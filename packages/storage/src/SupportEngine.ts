@@ -5,6 +5,7 @@
  */
 import { EngineLive, type EngineService, PreviousSecretSweep, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
+import { AnswerModelLive } from "./ai/AnswerModelLive.js"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
 export interface EngineLayerOptions {
@@ -34,7 +35,10 @@ export const DatabaseUrlConfig: Config.Config<string> = Config.string("SUPPORT_D
 export const engineLayer = (
   options: EngineLayerOptions = {}
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
-  const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
+  // The model agents answer with (SUPPORT_AI_PROVIDER); a remote provider without its key stops the start.
+  const engine = EngineLive.pipe(
+    Layer.provideMerge(Layer.merge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL), AnswerModelLive))
+  )
   // The training worker runs with the engine unless the host runs it elsewhere (D31); hosts add more (the dispatcher).
   // Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap statement a minute.
   const background = [
