@@ -243,6 +243,7 @@ describe("Remote AI providers on loopback (D53)", () => {
         })
       ).pipe(Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.All))
       assert.strictEqual((yield* stub.received).length, 2, "one call from ask, one from the direct call")
+      assert.isTrue(logs.lines.some((line) => line.includes("openai answered 401")), "the failure is logged")
       assert.isFalse(logs.lines.some((line) => line.includes(OPENAI_KEY)))
     }))
 

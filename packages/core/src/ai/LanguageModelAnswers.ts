@@ -97,13 +97,17 @@ export const toModelFailed = (provider: string) => (error: AiError.AiError): Mod
 export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
   const withModel = (agent: Agent | undefined) =>
     Effect.provideServiceEffect(LanguageModel.LanguageModel, source.languageModel(agent?.model ?? source.defaultModel))
-  const failed = toModelFailed(source.provider)
+  // Logged once per failed call, as our message only, so an operator sees why agents hand off (model_error).
+  const failed = (error: AiError.AiError) => {
+    const mapped = toModelFailed(source.provider)(error)
+    return Effect.zipRight(Effect.logWarning("The language model failed", mapped.message), Effect.fail(mapped))
+  }
 
   return {
     answer: (request) =>
       LanguageModel.generateText({ prompt: answerPrompt(request) }).pipe(
         withModel(request.agent),
-        Effect.mapError(failed),
+        Effect.catchAll(failed),
         Effect.flatMap((response) =>
           response.text.trim() === ""
             ? Effect.fail(new ModelFailed({ message: `${source.provider} gave an empty answer`, retryable: true }))
@@ -120,7 +124,7 @@ export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
           objectName: "escalation"
         }).pipe(
           withModel(agent),
-          Effect.mapError(failed),
+          Effect.catchAll(failed),
           // A number out of range is read as no rule: the message is answered rather than handed to nobody.
           Effect.map(({ value }) => Option.fromNullable(value.rule === null ? undefined : rules[value.rule - 1])),
           Effect.withSpan("LanguageModelAnswers.matchRule", { attributes: { provider: source.provider } })
