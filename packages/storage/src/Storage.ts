@@ -16,6 +16,7 @@ import {
   type MessageRepo,
   type Outbox,
   type PassageIndex,
+  type ReplyJobs,
   type RowLocks,
   type SecretCipher,
   type TrainingRepo,
@@ -28,6 +29,7 @@ import {
 import { type ConfigError, Effect, Layer, Redacted } from "effect"
 import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
 import { SqlPassageIndexLive } from "./ai/SqlPassageIndex.js"
+import { SqlReplyJobsLive } from "./ai/SqlReplyJobs.js"
 import { SqlCompanyRepoLive } from "./companies/SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./conversations/SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
@@ -68,6 +70,7 @@ export type StoragePorts =
   | IdempotencyStore
   | PassageIndex
   | SecretCipher
+  | ReplyJobs
 
 /**
  * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
@@ -93,7 +96,8 @@ export const repositoriesWith = (
     SqlDeliveryQueueLive.pipe(Layer.provide(SqlOutboxLive)),
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,
-    SqlPassageIndexLive
+    SqlPassageIndexLive,
+    SqlReplyJobsLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).

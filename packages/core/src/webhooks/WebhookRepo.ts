@@ -26,6 +26,11 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     webhook: Webhook,
     secret: Redacted.Redacted<string>
   ) => Effect.Effect<void, PersistenceError>
+  /**
+   * How many webhooks the workspace has, read in the caller's transaction so that concurrent creates in one
+   * workspace wait for each other until it ends (D50): the count and the insert that follows are one step.
+   */
+  readonly countForInsert: (workspaceId: WorkspaceId) => Effect.Effect<number, PersistenceError>
   readonly findById: (
     workspaceId: WorkspaceId,
     id: WebhookId

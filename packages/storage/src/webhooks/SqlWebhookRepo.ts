@@ -22,16 +22,7 @@ import { mapSqlError } from "../shared/SqlErrors.js"
 import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { erasePreviousSecrets } from "./SecretsAtRest.js"
-import {
-  AttemptRow,
-  deliveriesCounter,
-  DeliveryRow,
-  persist,
-  toWebhook,
-  WEBHOOK_COLUMNS,
-  WebhookRow,
-  WEBHOOKS
-} from "./WebhookRows.js"
+import { AttemptRow, DeliveryRow, persist, toWebhook, WEBHOOK_COLUMNS, WebhookRow, WEBHOOKS } from "./WebhookRows.js"
 
 export const SqlWebhookRepoLive: Layer.Layer<
   WebhookRepo,
@@ -96,12 +87,22 @@ export const SqlWebhookRepoLive: Layer.Layer<
               WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND id = ${r.id}`
     })
 
-    const countByStatus = RowSchema.single({
-      Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, status: Schema.String }),
+    /**
+     * A webhook's deliveries, counted through the index that leads with (workspace_id, webhook_id[, status]): the
+     * log is always filtered by its webhook (D18). No counter per webhook: the fan-out would have to update one
+     * for every subscriber in the event's transaction.
+     */
+    const countDeliveries = RowSchema.single({
+      Request: Schema.Struct({
+        workspace_id: WorkspaceId,
+        webhook_id: WebhookId,
+        status: Schema.optional(Schema.String)
+      }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
         sql`SELECT COUNT(*) AS total FROM webhook_deliveries
-              WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id} AND status = ${r.status}`
+            WHERE workspace_id = ${r.workspace_id} AND webhook_id = ${r.webhook_id}
+            ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}`
     })
 
     const latestAttempts = RowSchema.findAll({
@@ -127,7 +128,20 @@ export const SqlWebhookRepoLive: Layer.Layer<
         return rows.map((row) => new WebhookDelivery({ ...row, attempt_log: logs.get(row.id) ?? [] }))
       })
 
+    /**
+     * PostgreSQL: the workspace row is locked (`FOR NO KEY UPDATE`, which foreign-key checks do not wait on) until
+     * the transaction ends, so concurrent creates count one after another (D50). SQLite runs one transaction at a
+     * time on its connection.
+     */
+    const lockWorkspace = (workspaceId: WorkspaceId) =>
+      sql.onDialectOrElse({
+        pg: () => sql`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`.pipe(Effect.asVoid),
+        orElse: () => Effect.void
+      })
+
     return WebhookRepo.of({
+      countForInsert: (workspaceId) =>
+        lockWorkspace(workspaceId).pipe(mapSqlError, Effect.zipRight(counters.get(workspaceId, WEBHOOKS))),
       insert: (workspaceId, w, secret) =>
         Effect.gen(function*() {
           yield* sql`INSERT INTO webhooks (id, workspace_id, url, description, events, is_active,
@@ -155,8 +169,6 @@ export const SqlWebhookRepoLive: Layer.Layer<
               RETURNING id`
           if (rows.length === 0) return false
           yield* counters.add(workspaceId, WEBHOOKS, -1)
-          yield* sql`DELETE FROM workspace_counters
-              WHERE workspace_id = ${workspaceId} AND name = ${deliveriesCounter(id)}`
           return true
         }).pipe(persist),
       list: (workspaceId, slice) =>
@@ -200,15 +212,12 @@ export const SqlWebhookRepoLive: Layer.Layer<
             ...windowOf(slice)
           })
             .pipe(Effect.flatMap(withLogs), mapSqlError),
-          // A status filter counts through the (workspace_id, webhook_id, status, ...) index.
           total: totalOf(
             slice,
-            filter.status === undefined
-              ? counters.get(workspaceId, deliveriesCounter(webhookId))
-              : countByStatus({ workspace_id: workspaceId, webhook_id: webhookId, status: filter.status }).pipe(
-                Effect.map((r) => r.total),
-                mapSqlError
-              )
+            countDeliveries({ workspace_id: workspaceId, webhook_id: webhookId, status: filter.status }).pipe(
+              Effect.map((r) => r.total),
+              mapSqlError
+            )
           )
         }),
       erasePreviousSecrets: (at) => erasePreviousSecrets(at).pipe(Effect.provideService(SqlClient.SqlClient, sql)),

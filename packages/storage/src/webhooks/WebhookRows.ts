@@ -38,7 +38,6 @@ export const persist = <A, R>(
   Effect.mapError(self, (error) => error._tag === "PersistenceError" ? error : toPersistenceError(error))
 
 export const WEBHOOKS = "webhooks"
-export const deliveriesCounter = (webhookId: WebhookId) => `webhook_deliveries:${webhookId}`
 
 export const WEBHOOK_COLUMNS = `id, url, description, events, is_active, consecutive_failures, deactivated_at,
   deactivation_reason, previous_secret_expires_at, created_at, updated_at`

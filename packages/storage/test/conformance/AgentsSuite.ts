@@ -87,7 +87,7 @@ export const agentsSuite = (adapter: Adapter) =>
         assert.strictEqual(unknownIgnored.name, "X")
       }).pipe(
         provide,
-        // The rest from the environment: PostgreSQL needs the test run's SUPPORT_SECRET_KEY (vitest.shared.ts).
+        // Over the environment, which holds what the storage needs (SUPPORT_SECRET_KEY on PostgreSQL).
         Effect.withConfigProvider(
           ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])).pipe(
             ConfigProvider.orElse(() => ConfigProvider.fromEnv())

@@ -51,7 +51,7 @@ export const provideEngine = (adapter: Adapter) => <A, E>(self: Effect.Effect<A,
 export const makeWorkspace = (
   abilities: ReadonlyArray<Ability> = ["external-api:write"],
   name = "Acme"
-): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, TestEngine> =>
+): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, Workspaces | Tokens> =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name }))
     const { token } = yield* (yield* Tokens).create(
