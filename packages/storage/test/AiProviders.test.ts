@@ -36,6 +36,7 @@ import { AnswerModelLive } from "../src/ai/AnswerModelLive.js"
 import { StorageLive } from "../src/Storage.js"
 import { as, makeWorkspace, type TestEngine } from "./conformance/Harness.js"
 import { anthropicMessage, openAiResponse, providerStub, type Recorded, type Script } from "./ProviderStub.js"
+import { fixture as replyFixture, REFUNDS } from "./replies/Fixture.js"
 
 const OPENAI_KEY = "sk-test-openai-0123456789abcdef"
 const ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
@@ -261,6 +262,36 @@ describe("Remote AI providers on loopback (D53)", () => {
         })
       )
       assert.strictEqual((yield* stub.received).length, 3)
+    }))
+
+  it.scoped("the reply loop with openai: each reply is the provider's text; the next request carries the conversation", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub((n) => ({ status: 200, body: openAiResponse(`Answer ${n}.`) }))
+      yield* withEngine(
+        openAiEnv(stub.origin),
+        Effect.gen(function*() {
+          const f = yield* replyFixture()
+          yield* f.say("How long do refunds take?")
+          yield* f.answer
+          yield* f.say("And refunds of gifts?")
+          yield* f.answer
+          const thread = yield* f.thread
+          assert.deepStrictEqual(thread.map((m) => [m.sender_type, m.content]), [
+            ["customer", "How long do refunds take?"],
+            ["agent", "Answer 1."],
+            ["customer", "And refunds of gifts?"],
+            ["agent", "Answer 2."]
+          ])
+          assert.deepStrictEqual(thread[3]!.citations.map((c) => c.id), [f.item.id])
+        })
+      )
+      const [, second] = yield* stub.received
+      const text = bodyText(second!)
+      const order = ["How long do refunds take?", "Answer 1.", "And refunds of gifts?"].map((part) =>
+        text.indexOf(part)
+      )
+      assert.isTrue(order.every((at, i) => at > (i === 0 ? -1 : order[i - 1]!)), `history in order: ${order}`)
+      assert.include(text, REFUNDS)
     }))
 
   it.scoped("configuration: a remote provider without its key, or with a bad base URL, fails at start", () =>
