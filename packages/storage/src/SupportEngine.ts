@@ -6,6 +6,7 @@
  */
 import { EngineLive, type EngineService, PreviousSecretSweep, ReplyWorker, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
+import { AnswerModelLive } from "./ai/AnswerModelLive.js"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
 export interface EngineLayerOptions {
@@ -40,7 +41,10 @@ export const DatabaseUrlConfig: Config.Config<string> = Config.string("SUPPORT_D
 export const engineLayer = (
   options: EngineLayerOptions = {}
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
-  const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
+  // The model agents answer with (SUPPORT_AI_PROVIDER); a remote provider without its key stops the start.
+  const engine = EngineLive.pipe(
+    Layer.provideMerge(Layer.merge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL), AnswerModelLive))
+  )
   // The training and reply workers run with the engine unless the host runs them elsewhere (D31, D53); hosts add
   // more (the dispatcher). Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap
   // statement a minute.

@@ -1,3 +1,4 @@
+export { AnswerModelLive } from "./ai/AnswerModelLive.js"
 export { keyIdOf, makeAesGcmCipher } from "./shared/AesGcmCipher.js"
 export * from "./shared/Columns.js"
 export * from "./shared/Counters.js"

@@ -74,14 +74,18 @@ export class AgentAnswers extends Effect.Service<AgentAnswers>()("@support-engin
     const call = <A>(effect: Effect.Effect<A, ModelFailed>) =>
       effect.pipe(
         Effect.timeoutFail({ duration: MODEL_TIMEOUT, onTimeout: () => "timeout" as const }),
-        Effect.retry(Schedule.exponential(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(MODEL_RETRIES))))
+        Effect.retry({
+          schedule: Schedule.exponential(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(MODEL_RETRIES))),
+          // A refusal that will not change (a 4xx: bad key, unknown model) is not tried again.
+          while: (error) => error === "timeout" || error.retryable !== false
+        })
       )
 
     const answer = Tracing.fn("AgentAnswers.answer")(
       function*(workspaceId: WorkspaceId, agent: Agent, input: AnswerInput) {
         const rules = agent.escalation_rules.filter((r) => r.channel === input.channel)
         if (rules.length > 0) {
-          const matched = yield* call(model.matchRule(input.question, rules)).pipe(Effect.either)
+          const matched = yield* call(model.matchRule(input.question, rules, agent)).pipe(Effect.either)
           if (matched._tag === "Left") return handoff("model_error")
           if (Option.isSome(matched.right)) {
             const rule = matched.right.value

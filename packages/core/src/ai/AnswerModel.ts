@@ -8,8 +8,14 @@ import type { Agent, EscalationRule } from "../agents/Agent.js"
 import type { Passage } from "./Answer.js"
 import { ruleMatches } from "./Guardrails.js"
 
-/** The model could not answer (after the caller's timeout and retries): the agent hands off (`model_error`). */
-export class ModelFailed extends Schema.TaggedError<ModelFailed>()("ModelFailed", { message: Schema.String }) {}
+/**
+ * The model could not answer (after the caller's timeout and retries): the agent hands off (`model_error`).
+ * `retryable` false (a 4xx such as a bad key or an unknown model) is not tried again; absent means it may be.
+ */
+export class ModelFailed extends Schema.TaggedError<ModelFailed>()("ModelFailed", {
+  message: Schema.String,
+  retryable: Schema.optional(Schema.Boolean)
+}) {}
 
 export interface AnswerRequest {
   readonly agent: Agent
@@ -24,10 +30,14 @@ export interface AnswerRequest {
 
 export interface AnswerModelShape {
   readonly answer: (request: AnswerRequest) => Effect.Effect<string, ModelFailed>
-  /** The first of the rules (all of the conversation's channel) that the customer's message calls for, if any. */
+  /**
+   * The first of the rules (all of the conversation's channel) that the customer's message calls for, if any.
+   * `agent` names the model a remote provider classifies with (its `model`); without it, the provider's default.
+   */
   readonly matchRule: (
     message: string,
-    rules: ReadonlyArray<EscalationRule>
+    rules: ReadonlyArray<EscalationRule>,
+    agent?: Agent
   ) => Effect.Effect<Option.Option<EscalationRule>, ModelFailed>
 }
 
@@ -79,8 +89,8 @@ const localModel: AnswerModelShape = {
 export const LocalAnswerModel: Layer.Layer<AnswerModel> = Layer.succeed(AnswerModel, localModel)
 
 /**
- * The model `SUPPORT_AI_PROVIDER` names. Core ships `local` (the default); `openai` and `anthropic` need a provider
- * layer from a package that may make HTTP calls, which a host provides instead of this one (docs/agents.md).
+ * The model `SUPPORT_AI_PROVIDER` names, as far as core can build it: `local` (the default). `openai` and `anthropic`
+ * make HTTP calls, so their layer is storage's `AnswerModelLive` (which the engine layer uses); this one refuses them.
  */
 export const AnswerModelFromConfig: Layer.Layer<AnswerModel, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -91,7 +101,7 @@ export const AnswerModelFromConfig: Layer.Layer<AnswerModel, ConfigError.ConfigE
     return yield* Effect.fail(
       ConfigError.InvalidData(
         ["SUPPORT_AI_PROVIDER"],
-        `The ${provider} provider is not built into this engine; provide its AnswerModel layer.`
+        `The ${provider} provider is built by AnswerModelLive of @support-engine/storage, not by core.`
       )
     )
   })

@@ -12,7 +12,7 @@ import { PersistenceError, SecretCipher, SecretKeysConfig, webhookSecretContext 
 import { parseSecretKey } from "@support-engine/core"
 import { ConfigError, DateTime, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { readFileSync, statSync, writeFileSync } from "node:fs"
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { makeAesGcmCipher } from "../shared/AesGcmCipher.js"
 import { ts } from "../shared/Columns.js"
 import type { DatabaseUrl } from "../shared/Database.js"
@@ -23,12 +23,22 @@ const KEY = "SUPPORT_SECRET_KEY"
 
 const invalid = (message: string) => ConfigError.InvalidData([KEY], message)
 
-/** The key file of a SQLite database file: read it, or make it (exclusively, so two first starts agree). */
+/**
+ * The key file of a SQLite database file: read it, or make it. Written whole to a private temporary file, then
+ * linked into place, which fails if the name exists: two processes starting at once agree on one key, and neither
+ * can read a half-written file.
+ */
 const keyFile = (path: string) =>
   Effect.gen(function*() {
     const made = yield* Effect.try({
       try: () => {
-        writeFileSync(path, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" })
+        const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
+        writeFileSync(temporary, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" })
+        try {
+          linkSync(temporary, path)
+        } finally {
+          unlinkSync(temporary)
+        }
         return true
       },
       catch: (error) => error as NodeJS.ErrnoException
@@ -86,15 +96,22 @@ const StoredSecrets = Schema.Struct({
   previous_secret: Schema.NullOr(Schema.String)
 })
 
-/** Stored values as the current key would write them; `keep` says which values stay as they are. */
-const rewrite = (keep: (stored: string) => boolean) =>
+/**
+ * Rewrites, under the current key, every stored value that does not start with `prefix` (plain text, or another
+ * key's values). The statement only narrows the rows (`_` in a key id is a LIKE wildcard); `startsWith` decides.
+ */
+const rewrite = (prefix: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* SecretCipher
+    const keep = (stored: string) => stored.startsWith(prefix)
+    const pattern = `${prefix}%`
     const rows = yield* RowSchema.findAll({
       Request: Schema.Void,
       Result: StoredSecrets,
-      execute: () => sql`SELECT id, secret, previous_secret FROM webhooks`
+      execute: () =>
+        sql`SELECT id, secret, previous_secret FROM webhooks
+            WHERE secret NOT LIKE ${pattern} OR previous_secret NOT LIKE ${pattern}`
     })(undefined)
     const again = (stored: string, id: string) =>
       keep(stored)
@@ -130,7 +147,7 @@ export const reencryptSecrets: Effect.Effect<number, PersistenceError, SqlClient
   .gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* SecretCipher
-    return yield* rewrite((stored) => Option.contains(cipher.keyIdOf(stored), cipher.keyId)).pipe(
+    return yield* rewrite(`v1:${cipher.keyId}:`).pipe(
       sql.withTransaction,
       Effect.mapError((error) => error._tag === "PersistenceError" ? error : toPersistenceError(error))
     )
@@ -175,7 +192,7 @@ export const secretsAtStart: Effect.Effect<void, ConfigError.ConfigError, SqlCli
           "with as SUPPORT_SECRET_KEY, or as SUPPORT_SECRET_KEY_PREVIOUS while rotating keys."
       ))
     }
-    const encrypted = yield* rewrite((stored) => Option.isSome(cipher.keyIdOf(stored))).pipe(
+    const encrypted = yield* rewrite("v1:").pipe(
       sql.withTransaction,
       Effect.orDie
     )

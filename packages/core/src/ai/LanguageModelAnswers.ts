@@ -1,0 +1,133 @@
+/**
+ * The `AnswerModel` on any `@effect/ai` `LanguageModel` (D53): the remote providers (`openai`, `anthropic`) are this
+ * model over their `LanguageModel`, which storage builds from configuration. The answer is one text generation from
+ * a prompt made of the agent's settings, the passages and the conversation; an escalation rule is chosen by one
+ * structured classification call (`generateObject` with a schema).
+ *
+ * Imported as `@support-engine/core/LanguageModelAnswers`, not from the package's index: loading `@effect/ai` costs
+ * tens of milliseconds of every start, and only a remote provider needs it.
+ *
+ * Provider errors (`AiError`) carry the HTTP request, API key header included, and the provider's body: they are
+ * mapped here to `ModelFailed` with a message of our own (provider, status, kind) and never passed on or logged.
+ */
+import { type AiError, LanguageModel, type Prompt } from "@effect/ai"
+import { Effect, Option, Schema } from "effect"
+import type { Agent, EscalationRule } from "../agents/Agent.js"
+import { answerLength, type AnswerModelShape, type AnswerRequest, ModelFailed } from "./AnswerModel.js"
+
+/** Where the language models come from: one per model name (the agent's `model`). */
+export interface ModelSource {
+  /** For messages: `openai`, `anthropic`. */
+  readonly provider: string
+  /** The provider's model named `model`. */
+  readonly languageModel: (model: string) => Effect.Effect<LanguageModel.Service>
+  /** The model that classifies when no agent is given. */
+  readonly defaultModel: string
+}
+
+/** The system instruction: who the agent is, how it answers, and the passages it answers from, numbered. */
+export const systemPrompt = (request: AnswerRequest): string => {
+  const { agent } = request
+  const lines = [
+    `You are ${agent.name}, a customer support agent.`,
+    ...(agent.description.trim() === "" ? [] : [`About you: ${agent.description.trim()}`]),
+    `Tone: ${agent.tone}.`,
+    `Answer in at most ${answerLength(agent.response_length)} characters, in the customer's language.`,
+    "Answer only from the sources below. If they do not contain the answer, say that you do not know.",
+    ...(request.avoid.length === 0
+      ? []
+      : [`Never use these words or phrases: ${request.avoid.map((p) => JSON.stringify(p)).join(", ")}.`]),
+    "",
+    "Sources:",
+    ...request.passages.map((p, i) => `[${i + 1}] ${p.citation.title}\n${p.text}`)
+  ]
+  return lines.join("\n")
+}
+
+/** The whole prompt: the system instruction, the conversation so far, then the customer's message. */
+export const answerPrompt = (request: AnswerRequest): Prompt.RawInput => [
+  { role: "system", content: systemPrompt(request) },
+  ...request.history.map((m) =>
+    m.role === "customer"
+      ? { role: "user" as const, content: m.content }
+      : { role: "assistant" as const, content: m.content }
+  ),
+  { role: "user", content: request.question }
+]
+
+/** The classification's answer: the number of the rule the message calls for, or null. */
+export const RuleChoice = Schema.Struct({
+  rule: Schema.NullOr(Schema.Int).annotations({
+    description: "The number of the first rule that the customer's message calls for, or null when none does"
+  })
+})
+
+export const rulePrompt = (message: string, rules: ReadonlyArray<EscalationRule>): Prompt.RawInput => [
+  {
+    role: "system",
+    content: [
+      "You decide whether a customer's message must be handed to a person. These are the handoff rules:",
+      ...rules.map((r, i) => `${i + 1}. ${r.rule}`),
+      "Answer with the number of the first rule the message calls for, or null when none does."
+    ].join("\n")
+  },
+  { role: "user", content: message }
+]
+
+/** An `AiError` as our error: which provider, and what kind of failure; nothing of the request or the body. */
+export const toModelFailed = (provider: string) => (error: AiError.AiError): ModelFailed => {
+  switch (error._tag) {
+    case "HttpResponseError":
+      return new ModelFailed({
+        message: `${provider} answered ${error.response.status} (${error.reason})`,
+        retryable: error.response.status === 429 || error.response.status >= 500
+      })
+    case "HttpRequestError":
+      return new ModelFailed({ message: `${provider} could not be reached (${error.reason})`, retryable: true })
+    case "MalformedOutput":
+      return new ModelFailed({ message: `${provider} answered in a shape that could not be read`, retryable: true })
+    case "MalformedInput":
+      return new ModelFailed({ message: `${provider} refused the request as malformed`, retryable: false })
+    case "UnknownError":
+      return new ModelFailed({ message: `${provider} failed`, retryable: true })
+  }
+}
+
+/** The answer model over `source`'s language models. */
+export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
+  const withModel = (agent: Agent | undefined) =>
+    Effect.provideServiceEffect(LanguageModel.LanguageModel, source.languageModel(agent?.model ?? source.defaultModel))
+  // Logged once per failed call, as our message only, so an operator sees why agents hand off (model_error).
+  const failed = (error: AiError.AiError) => {
+    const mapped = toModelFailed(source.provider)(error)
+    return Effect.zipRight(Effect.logWarning("The language model failed", mapped.message), Effect.fail(mapped))
+  }
+
+  return {
+    answer: (request) =>
+      LanguageModel.generateText({ prompt: answerPrompt(request) }).pipe(
+        withModel(request.agent),
+        Effect.catchAll(failed),
+        Effect.flatMap((response) =>
+          response.text.trim() === ""
+            ? Effect.fail(new ModelFailed({ message: `${source.provider} gave an empty answer`, retryable: true }))
+            : Effect.succeed(response.text.trim())
+        ),
+        Effect.withSpan("LanguageModelAnswers.answer", { attributes: { provider: source.provider } })
+      ),
+    matchRule: (message, rules, agent) =>
+      rules.length === 0
+        ? Effect.succeedNone
+        : LanguageModel.generateObject({
+          prompt: rulePrompt(message, rules),
+          schema: RuleChoice,
+          objectName: "escalation"
+        }).pipe(
+          withModel(agent),
+          Effect.catchAll(failed),
+          // A number out of range is read as no rule: the message is answered rather than handed to nobody.
+          Effect.map(({ value }) => Option.fromNullable(value.rule === null ? undefined : rules[value.rule - 1])),
+          Effect.withSpan("LanguageModelAnswers.matchRule", { attributes: { provider: source.provider } })
+        )
+  }
+}
