@@ -90,8 +90,13 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           offset: 0,
           count: false
         })
+        // A later customer message has its own job and reply, so it is not part of this one's history; replies
+        // made since (the agent's answer to the message before) are.
         const history = recent.items
-          .filter((m) => m.id !== job.messageId && !m.is_internal && m.sender_type !== "system")
+          .filter((m) =>
+            m.id !== job.messageId && !m.is_internal && m.sender_type !== "system" &&
+            (m.sender_type !== "customer" || DateTime.lessThanOrEqualTo(m.created_at, job.askedAt))
+          )
           .slice(0, HISTORY)
           .reverse()
           .map((m) => ({

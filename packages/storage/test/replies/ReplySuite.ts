@@ -4,8 +4,10 @@ import {
   Agents,
   AnswerModel,
   Conversations,
+  CreateMessage,
   CreateTrainingData,
   type EventType,
+  Messages,
   ModelFailed,
   ReplyWorker,
   Training,
@@ -221,6 +223,44 @@ export const replySuite = (adapter: Adapter) =>
         assert.isFalse(thread.some((m) => m.citations.some((c) => c.id === theirs.id)))
         assert.deepStrictEqual((yield* escalationOf(f)).escalated.map((d) => d["reason"]), ["no_answer"])
       }).pipe(provide))
+
+    it.effect("the model's history: public messages, oldest first, no internal notes, no later questions (D53)", () => {
+      const histories: Array<ReadonlyArray<string>> = []
+      const recording = Layer.succeed(AnswerModel, {
+        answer: (request) =>
+          Effect.sync(() => {
+            histories.push(request.history.map((h) => `${h.role}: ${h.content}`))
+            return request.passages[0]!.text
+          }),
+        matchRule: () => Effect.succeed(Option.none())
+      })
+      return Effect.gen(function*() {
+        const f = yield* fixture()
+        yield* f.say("How long do refunds take?")
+        yield* f.answer
+        yield* (yield* Messages).create(
+          f.conversation.id,
+          new CreateMessage({ sender_type: "user", sender_id: f.user.id, content: "VIP customer", is_internal: true })
+        ).pipe(as(f.principal))
+        yield* TestClock.adjust("1 second")
+        yield* f.say("Are refunds paid by card?")
+        yield* TestClock.adjust("1 second")
+        yield* f.say("Refunds for gifts too?")
+        yield* f.answer
+        assert.deepStrictEqual(histories, [
+          [],
+          // Not the third message, sent before this one was answered: it has its own job.
+          ["customer: How long do refunds take?", `agent: ${REFUNDS}`],
+          // The third message waited for the second's reply (order of the messages) and sees it.
+          [
+            "customer: How long do refunds take?",
+            `agent: ${REFUNDS}`,
+            "customer: Are refunds paid by card?",
+            `agent: ${REFUNDS}`
+          ]
+        ])
+      }).pipe(onEngine(adapter, recording))
+    })
 
     it.effect("model_error: a model failing after its retries hands off (D53)", () => {
       const calls = Effect.runSync(Queue.unbounded<void>())
