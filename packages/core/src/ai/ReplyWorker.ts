@@ -48,6 +48,7 @@ const handoff = (reason: Escalation["reason"]): Outcome => ({
 type Prepared =
   | { readonly _tag: "Skip" }
   | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
+const skip: Prepared = { _tag: "Skip" }
 
 export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
   effect: Effect.gen(function*() {
@@ -71,10 +72,10 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
         const conversation = yield* conversations.findById(job.workspaceId, job.conversationId)
         const agent = yield* agents.findById(job.workspaceId, job.agentId)
         if (Option.isNone(workspace) || Option.isNone(conversation) || Option.isNone(agent)) {
-          return { _tag: "Skip" } as Prepared
+          return skip
         }
         if (!answersCustomers(agent.value) || !stillAnswering(conversation.value, agent.value)) {
-          return { _tag: "Skip" } as Prepared
+          return skip
         }
         const principal: PrincipalShape = {
           ...Principal.system(job.workspaceId, workspace.value.organization_id),

@@ -12,7 +12,8 @@ import {
   ReplyWorker,
   Training,
   UpdateAgent,
-  UpdateConversation
+  UpdateConversation,
+  type User
 } from "@support-engine/core"
 import { Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { type Adapter, as, engineLayer, makeWorkspace, type TestEngine, withTracing } from "../conformance/Harness.js"
@@ -101,14 +102,14 @@ export const replySuite = (adapter: Adapter) =>
 
     it.effect("escalation rules apply per channel; a matching rule reassigns to its user (D53)", () =>
       Effect.gen(function*() {
-        const rules = (channel: "chat" | "email") => (user: { id: string }) => ({
+        const rules = (channel: "chat" | "email") => (user: User) => ({
           escalation_rules: [
             { channel, rule: "customer wants a \"human agent\"", escalate_to: user.id },
             { channel: channel === "chat" ? "email" as const : "chat" as const, rule: "refunds", escalate_to: user.id }
           ]
         })
         for (const channel of ["chat", "email"] as const) {
-          const f = yield* fixture({ channel, agent: (user) => rules(channel)(user) as never })
+          const f = yield* fixture({ channel, agent: rules(channel) })
           // The other channel's rule ("refunds") does not apply: answered.
           yield* f.say("How long do refunds take?")
           yield* f.answer
