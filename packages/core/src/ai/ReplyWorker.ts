@@ -14,6 +14,7 @@ import { Events } from "../events/Events.js"
 import type { PersistenceError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { MessageId } from "../shared/Ids.js"
+import { RowLocks } from "../shared/Preconditions.js"
 import { Actor, Principal, type PrincipalShape } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -60,6 +61,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const answers = yield* AgentAnswers
     const messages = yield* Messages
     const tx = yield* Transactor
+    const locks = yield* RowLocks
     const ids = yield* IdGenerator
     const handOff = yield* makeHandoff
     // One claimant per worker: a lease names the worker that holds it, and `release` gives back only its own.
@@ -122,6 +124,9 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
       tx.withTransaction(Effect.gen(function*() {
         const at = yield* now
+        // Locked (PostgreSQL) before it is read, so a person's concurrent reassignment either lands first and is
+        // seen here, or waits for this write and then replaces it: the agent never writes over it.
+        if (prepared._tag === "Act") yield* locks.lock("conversations", job.workspaceId, job.conversationId)
         // A person may have taken the conversation (or closed it) while the model answered: then nothing is sent.
         const current = prepared._tag === "Skip"
           ? Option.none()
