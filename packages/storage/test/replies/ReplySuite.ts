@@ -15,7 +15,7 @@ import {
   UpdateConversation,
   type User
 } from "@support-engine/core"
-import { Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { type Adapter, as, engineLayer, makeWorkspace, type TestEngine, withTracing } from "../conformance/Harness.js"
 import { drainTraining, fixture, REFUNDS } from "./Fixture.js"
 
@@ -261,6 +261,35 @@ export const replySuite = (adapter: Adapter) =>
           ]
         ])
       }).pipe(onEngine(adapter, recording))
+    })
+
+    it.effect("a person who takes the conversation while the model answers gets no reply sent over them (D53)", () => {
+      const called = Effect.runSync(Deferred.make<void>())
+      const release = Effect.runSync(Deferred.make<void>())
+      const gated = Layer.succeed(AnswerModel, {
+        answer: (request) =>
+          Deferred.succeed(called, undefined).pipe(
+            Effect.zipRight(Deferred.await(release)),
+            Effect.as(request.passages[0]!.text)
+          ),
+        matchRule: () => Effect.succeed(Option.none())
+      })
+      return Effect.gen(function*() {
+        const f = yield* fixture()
+        const asked = yield* f.say("How long do refunds take?")
+        const fiber = yield* Effect.fork(f.answer)
+        yield* Deferred.await(called)
+        yield* (yield* Conversations).update(
+          f.conversation.id,
+          new UpdateConversation({ assignee_id: f.user.id, assignee_type: "user" })
+        ).pipe(as(f.principal))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(fiber)
+        assert.deepStrictEqual(yield* f.jobOf(asked.id), [{ status: "done", outcome: "skipped" }])
+        assert.deepStrictEqual((yield* f.thread).map((m) => m.sender_type), ["customer"])
+        const c = yield* f.current
+        assert.deepStrictEqual([c.assignee_id, c.assignee_type], [f.user.id, "user"])
+      }).pipe(onEngine(adapter, gated))
     })
 
     it.effect("model_error: a model failing after its retries hands off (D53)", () => {
