@@ -30,6 +30,12 @@ import { ReplySignal } from "./ReplySignal.js"
  * their backoff), so a live worker always finishes first; a worker that died lets it expire.
  */
 export const REPLY_LEASE = Duration.minutes(3)
+/**
+ * Claims of one job that may end without finishing (their workers crashed or lost the database) before the next
+ * claim hands the conversation to a person instead of trying once more: a message that brings its workers down
+ * must not keep its conversation, and the conversation's later messages, waiting for ever.
+ */
+export const MAX_REPLY_ATTEMPTS = 3
 /** Messages of the conversation handed to the model as its history. */
 const HISTORY = 20
 
@@ -84,6 +90,10 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           actor: Actor.agent(agent.value.id)
         }
         const act = (outcome: Outcome): Prepared => ({ _tag: "Act", agent: agent.value, principal, outcome })
+        if (job.attempts > MAX_REPLY_ATTEMPTS) {
+          yield* Effect.logWarning("reply job handed off after repeated unfinished attempts", job.id)
+          return act(handoff("model_error"))
+        }
         // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
         const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
         if (sent >= agent.value.max_messages_per_session) return act(handoff("usage_limit"))
