@@ -12,14 +12,17 @@ const fromEnv = (env: Record<string, string>) =>
   )
 
 describe("WebhookConfig (D41)", () => {
-  it.effect("defaults: 1 minute base, 10 s timeout, private targets refused, 16 at once, 10 attempts, 5 failures", () =>
+  it.effect("defaults: 1 minute base, 10 s timeout, private targets refused, 64 at once (16 per webhook, 32 per workspace), 10 attempts, 5 failures, 20 webhooks per workspace (D50)", () =>
     Effect.gen(function*() {
       const settings = yield* fromEnv({})
       assert.deepStrictEqual(settings, {
         retryBase: Duration.minutes(1),
         timeout: Duration.seconds(10),
         allowPrivate: false,
-        concurrency: 16,
+        concurrency: 64,
+        maxInFlightPerWebhook: 16,
+        maxInFlightPerWorkspace: 32,
+        maxPerWorkspace: 20,
         maxAttempts: 10,
         deactivateAfter: 5,
         pollInterval: Duration.seconds(1),
@@ -36,11 +39,17 @@ describe("WebhookConfig (D41)", () => {
         SUPPORT_WEBHOOK_CONCURRENCY: "4",
         SUPPORT_WEBHOOK_MAX_ATTEMPTS: "3",
         SUPPORT_WEBHOOK_DEACTIVATE_AFTER: "2",
-        SUPPORT_WEBHOOK_POLL_INTERVAL_MS: "250"
+        SUPPORT_WEBHOOK_POLL_INTERVAL_MS: "250",
+        SUPPORT_WEBHOOK_MAX_PER_WORKSPACE: "3",
+        SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: "2",
+        SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE: "5"
       })
       assert.deepInclude(settings, {
         allowPrivate: true,
         concurrency: 4,
+        maxPerWorkspace: 3,
+        maxInFlightPerWebhook: 2,
+        maxInFlightPerWorkspace: 5,
         maxAttempts: 3,
         deactivateAfter: 2
       })
@@ -56,7 +65,10 @@ describe("WebhookConfig (D41)", () => {
           { SUPPORT_WEBHOOK_RETRY_BASE_MS: "soon" },
           { SUPPORT_WEBHOOK_TIMEOUT_MS: "0" },
           { SUPPORT_WEBHOOK_CONCURRENCY: "-1" },
-          { SUPPORT_WEBHOOK_ALLOW_PRIVATE: "maybe" }
+          { SUPPORT_WEBHOOK_ALLOW_PRIVATE: "maybe" },
+          { SUPPORT_WEBHOOK_MAX_PER_WORKSPACE: "0" },
+          { SUPPORT_WEBHOOK_MAX_PER_WORKSPACE: "10001" },
+          { SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: "none" }
         ]
       ) {
         const error = yield* Effect.flip(fromEnv(env))

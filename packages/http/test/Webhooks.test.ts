@@ -68,6 +68,32 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       assert.deepStrictEqual(Object.keys((none.body as { errors: object }).errors), ["events"])
     }))
 
+  it.effect("at most 20 webhooks per workspace: the 21st create is a 422 naming the limit; a delete frees one (D50)", () =>
+    Effect.gen(function*() {
+      const { token } = yield* tenant()
+      const other = yield* tenant()
+      const ids: Array<string> = []
+      for (let i = 0; i < 20; i++) {
+        const created = yield* raw("POST", "/v1/webhooks", { token, json: { url: `${HOOK}/${i}`, events: ["*"] } })
+        assert.strictEqual(created.status, 201)
+        ids.push((created.body as { id: string }).id)
+      }
+      const refused = yield* raw("POST", "/v1/webhooks", { token, json: { url: HOOK, events: ["*"] } })
+      assert.strictEqual(refused.status, 422)
+      assert.deepStrictEqual(refused.body, {
+        success: false,
+        message:
+          "A workspace may have at most 20 webhooks (SUPPORT_WEBHOOK_MAX_PER_WORKSPACE); delete one to create another."
+      })
+      const list = yield* raw("GET", "/v1/webhooks?per_page=100", { token })
+      assert.strictEqual((list.body as { meta: { total: number } }).meta.total, 20, "nothing of the refused one")
+      const elsewhere = yield* raw("POST", "/v1/webhooks", { token: other.token, json: { url: HOOK, events: ["*"] } })
+      assert.strictEqual(elsewhere.status, 201, "the limit is per workspace")
+      assert.strictEqual((yield* raw("DELETE", `/v1/webhooks/${ids[0]}`, { token })).status, 204)
+      const again = yield* raw("POST", "/v1/webhooks", { token, json: { url: HOOK, events: ["*"] } })
+      assert.strictEqual(again.status, 201)
+    }))
+
   it.effect("rotate-secret (200): a new secret, the old one valid for the grace period (D46)", () =>
     Effect.gen(function*() {
       const { client, token } = yield* tenant()

@@ -4,7 +4,7 @@
  * The Promise API over it (`createSupportEngine`, with webhook subscriptions and the dispatcher) is assembled in
  * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
  */
-import { EngineLive, type EngineService, ReplyWorker, TrainingWorker } from "@support-engine/core"
+import { EngineLive, type EngineService, PreviousSecretSweep, ReplyWorker, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
@@ -42,11 +42,13 @@ export const engineLayer = (
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
   // The training and reply workers run with the engine unless the host runs them elsewhere (D31, D53); hosts add
-  // more (the dispatcher).
+  // more (the dispatcher). Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap
+  // statement a minute.
   const background = [
+    Layer.discard(PreviousSecretSweep.Default),
     ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
     ...(options.replyWorker === false ? [] : [ReplyWorker.layer()]),
     ...(options.background ?? [])
   ]
-  return background.length === 0 ? engine : Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
+  return Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
 }

@@ -7,11 +7,15 @@
  *
  * Throughput (docs/performance.md, Webhooks): attempts that finish together are recorded together, and the same
  * transaction claims their replacements, so a busy queue costs one commit per batch rather than two per delivery.
+ *
+ * Fairness (issue 16): every claim asks for the webhook and workspace limits of attempts in flight, and storage
+ * hands out work round-robin across workspaces and webhooks, so a slow, silent or failing receiver holds at most its
+ * webhook's share of the slots and delays only its own deliveries. Each attempt is logged once recorded
+ * (DeliveryLog.ts).
  */
 import {
   type AttemptRecord,
   type ClaimedDelivery,
-  type Completion,
   DeliveryQueue,
   IdGenerator,
   WebhookConfig
@@ -29,6 +33,7 @@ import {
   Queue,
   Schedule
 } from "effect"
+import { type AttemptEnd, type FinishedAttempt, logAttempt } from "./DeliveryLog.js"
 import { DnsHostResolver } from "./DnsHostResolver.js"
 import { type AttemptResult, decide } from "./Rules.js"
 import { signDelivery } from "./Signer.js"
@@ -42,6 +47,16 @@ const afterPendingIO = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
+
+/** How an attempt ended, for its log line. */
+const endOf = (result: AttemptResult): AttemptEnd =>
+  result._tag === "Answered"
+    ? "answered"
+    : result.reason === "timeout"
+    ? "timeout"
+    : result.reason === "refused_address"
+    ? "refused"
+    : "error"
 
 /** The shortest sleep when work is due but none could be claimed (another process holds it): no busy loop. */
 const IDLE_WHEN_CONTENDED = Duration.millis(50)
@@ -65,7 +80,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
      * Finished attempts wait here for the recorder. Each keeps its slot until it is recorded, so this holds at most
      * `concurrency` entries, and a dispatcher never holds more claims than that.
      */
-    const finished = yield* Queue.unbounded<Completion>()
+    const finished = yield* Queue.unbounded<FinishedAttempt>()
     // Registered before the recorder and the attempts, so it runs after they stop: what finished is still recorded.
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(Queue.takeAll(finished), (rest) => record(Chunk.toReadonlyArray(rest), false))
@@ -94,7 +109,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       now,
       leaseUntil: DateTime.addDuration(now, lease),
       claimant,
-      limit
+      limit,
+      perWebhook: config.maxInFlightPerWebhook,
+      perWorkspace: config.maxInFlightPerWorkspace
     })
 
     /**
@@ -102,18 +119,27 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
      * slots just recorded among them), and starts them. When it could not fill them, the main loop is woken to
      * decide how long to sleep.
      */
-    const record = (completions: ReadonlyArray<Completion>, claimMore: boolean) =>
+    const record = (completions: ReadonlyArray<FinishedAttempt>, claimMore: boolean) =>
       Effect.gen(function*() {
         if (completions.length === 0) return
         const at = yield* DateTime.now
         running -= completions.length
         const reserved = claimMore ? reserve() : 0
-        const { claimed } = yield* queue.completeAndClaim(completions, at, leaseFrom(at, reserved)).pipe(
-          // Their leases expire and the deliveries are due again: a database hiccup loses no delivery.
-          Effect.catchTag("PersistenceError", (error) =>
-            Effect.as(Effect.logError("webhook attempts not recorded", error), { claimed: [] }))
-        )
+        const { claimed, deactivated, held } = yield* queue.completeAndClaim(completions, at, leaseFrom(at, reserved))
+          .pipe(
+            // Their leases expire and the deliveries are due again: a database hiccup loses no delivery.
+            Effect.catchTag("PersistenceError", (error) =>
+              Effect.as(Effect.logError("webhook attempts not recorded", error), {
+                claimed: [],
+                deactivated: [],
+                held: []
+              }))
+          )
         start(reserved, claimed)
+        const deactivatedSet = new Set(deactivated)
+        for (const [i, completion] of completions.entries()) {
+          yield* logAttempt(completion, held[i] ?? false, deactivatedSet)
+        }
         if (claimed.length < reserved) {
           yield* slotFreed.offer(undefined)
         }
@@ -148,7 +174,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         )
         const result: AttemptResult = yield* transport.send({ url: claimed.url, ...signed }).pipe(
           Effect.match({
-            onFailure: (error): AttemptResult => ({ _tag: "NoAnswer", error: `${error.reason}: ${error.message}` }),
+            onFailure: (error): AttemptResult => ({
+              _tag: "NoAnswer",
+              reason: error.reason,
+              error: `${error.reason}: ${error.message}`
+            }),
             onSuccess: (response): AttemptResult => ({ _tag: "Answered", ...response })
           })
         )
@@ -161,7 +191,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
           responseExcerpt: result._tag === "Answered" ? result.excerpt : null
         }
         const outcome = decide(result, claimed.roundAttempts + 1, config, finishedAt)
-        yield* finished.offer({ claimed, attempt: record, outcome })
+        yield* finished.offer({ claimed, attempt: record, outcome, end: endOf(result) })
       }).pipe(
         // A defect (a bug, not an answer): logged, and the slot freed so the dispatcher keeps its concurrency; the
         // attempt is not recorded, so D38's counts stay the receiver's, and the delivery is due again when its lease
@@ -190,11 +220,16 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       return claimed.length === reserved
     })
 
-    /** How long to sleep: until the earliest due delivery, at most the poll interval. */
+    /**
+     * How long to sleep: until the earliest due delivery, at most the poll interval. Due work the claim left behind
+     * is held back by the in-flight limits or by another dispatcher. While this process has attempts in flight, the
+     * end of each wakes it (`slotFreed`), so it sleeps until the next delivery falls due rather than polling what is
+     * held back (a silent receiver at its limit would otherwise cost a claim every few milliseconds).
+     */
     const idle = Effect.gen(function*() {
       if (config.concurrency - running <= 0) return config.pollInterval
-      const next = yield* queue.nextDueAt
       const now = yield* DateTime.now
+      const next = running > 0 ? yield* queue.nextDueAfter(now) : yield* queue.nextDueAt
       return Option.match(next, {
         onNone: () => config.pollInterval,
         onSome: (due) => {

@@ -13,7 +13,11 @@ export type AttemptResult =
     readonly retryAfter: string | undefined
     readonly excerpt: string | null
   }
-  | { readonly _tag: "NoAnswer"; readonly error: string }
+  | {
+    readonly _tag: "NoAnswer"
+    readonly reason: "timeout" | "connection" | "refused_address"
+    readonly error: string
+  }
 
 /** The wait after the `attempt`-th failed attempt of a round: `base · 2^(attempt-1)` (1, 2, 4, … minutes). */
 export const backoff = (base: Duration.Duration, attempt: number): Duration.Duration =>

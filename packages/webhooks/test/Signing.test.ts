@@ -213,7 +213,7 @@ describe("Delivery rules (D38)", () => {
       const outcome = decide(answered(status), 3, settings, at)
       assert.isTrue(outcome._tag === "Retry" && DateTime.toEpochMillis(outcome.at) === 4 * 60_000, `${status}`)
     }
-    const noAnswer = decide({ _tag: "NoAnswer", error: "timeout" }, 9, settings, at)
+    const noAnswer = decide({ _tag: "NoAnswer", reason: "timeout", error: "timeout" }, 9, settings, at)
     assert.isTrue(noAnswer._tag === "Retry" && DateTime.toEpochMillis(noAnswer.at) === 256 * 60_000)
     const last = decide(answered(500), 10, settings, at)
     assert.isTrue(last._tag === "Failed" && last.deactivateAfter === 5)

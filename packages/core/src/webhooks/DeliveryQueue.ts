@@ -58,12 +58,18 @@ export interface Completion {
   readonly outcome: DeliveryOutcome
 }
 
-/** What a dispatcher asks to lease: at most `limit` deliveries due at `now`, held by `claimant` until `leaseUntil`. */
+/**
+ * What a dispatcher asks to lease: at most `limit` deliveries due at `now`, held by `claimant` until `leaseUntil`.
+ * `perWebhook` and `perWorkspace` bound the attempts in flight (leases not yet expired, every claimant counted) of
+ * one webhook and of one workspace; absent, only `limit` bounds them.
+ */
 export interface ClaimRequest {
   readonly now: DateTime.Utc
   readonly leaseUntil: DateTime.Utc
   readonly claimant: string
   readonly limit: number
+  readonly perWebhook?: number
+  readonly perWorkspace?: number
 }
 
 export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQueue")<DeliveryQueue, {
@@ -74,9 +80,10 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
    */
   readonly enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
   /**
-   * Leases at most `limit` due deliveries of active webhooks (earliest first) to `claimant` until `leaseUntil`,
-   * in one statement, so two dispatchers never hold the same delivery (D38, D43). A delivery whose lease has
-   * expired is due again.
+   * Leases at most `limit` due deliveries of active webhooks to `claimant` until `leaseUntil`, in one statement, so
+   * two dispatchers never hold the same delivery (D38, D43). Fair: within the request's limits, round-robin across
+   * workspaces (the least busy first) and within one across its webhooks, each webhook's oldest due first. A
+   * delivery whose lease has expired is due again.
    */
   readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, PersistenceError>
   /**
@@ -91,8 +98,8 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
   ) => Effect.Effect<boolean, PersistenceError>
   /**
    * Records several attempts, in order, each exactly as `complete` would (`held` says, for each, whether its claim
-   * still held), then leases what `next` asks for as `claimDue` would (nothing when its limit is 0), all in one
-   * transaction. A busy dispatcher hands back the attempts that finished together and takes their replacements in
+   * still held; `deactivated` lists the webhooks these attempts deactivated), then leases what `next` asks for as
+   * `claimDue` would (nothing when its limit is 0), all in one transaction. A busy dispatcher hands back the attempts that finished together and takes their replacements in
    * the same commit: a few statements per batch instead of a transaction per attempt and one per claim.
    */
   readonly completeAndClaim: (
@@ -100,13 +107,19 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
     at: DateTime.Utc,
     next: ClaimRequest
   ) => Effect.Effect<
-    { readonly held: ReadonlyArray<boolean>; readonly claimed: ReadonlyArray<ClaimedDelivery> },
+    {
+      readonly held: ReadonlyArray<boolean>
+      readonly deactivated: ReadonlyArray<WebhookId>
+      readonly claimed: ReadonlyArray<ClaimedDelivery>
+    },
     PersistenceError
   >
   /** Gives back every lease `claimant` holds: those deliveries are due at `at` (a graceful stop). */
   readonly release: (claimant: string, at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
   /** When the earliest pending delivery of an active webhook falls due (possibly in the past). */
   readonly nextDueAt: Effect.Effect<Option.Option<DateTime.Utc>, PersistenceError>
+  /** When the earliest pending delivery of an active webhook falls due strictly after `at`. */
+  readonly nextDueAfter: (at: DateTime.Utc) => Effect.Effect<Option.Option<DateTime.Utc>, PersistenceError>
   /**
    * A signal for work committed by this process: the inner effect completes at the first commit of new or
    * rescheduled deliveries after the outer one ran. Take it before looking for work, so nothing slips between.

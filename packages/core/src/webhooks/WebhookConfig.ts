@@ -1,6 +1,6 @@
 /**
- * Webhook configuration (D38, D41): the retry base, the attempt timeout, whether private targets are allowed, and
- * the dispatcher's limits. `fromEnv` reads the environment with Effect `Config`; `layer` is for tests and hosts.
+ * Webhook configuration (D38, D41, D50): the retry base, the attempt timeout, whether private targets are allowed,
+ * how many webhooks a workspace may have, and the dispatcher's limits. `fromEnv` reads the environment with Effect `Config`; `layer` is for tests and hosts.
  */
 import { Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
 
@@ -11,8 +11,17 @@ export interface WebhookSettings {
   readonly timeout: Duration.Duration
   /** Allow http and loopback, private, link-local and unspecified targets (D36, D47). For development only. */
   readonly allowPrivate: boolean
-  /** Attempts in flight at once, per dispatcher. */
+  /** Attempts in flight at once, per dispatcher (per process). */
   readonly concurrency: number
+  /**
+   * Attempts in flight at once for one webhook, across every dispatcher sharing the database: a slow or silent
+   * receiver holds at most this many slots.
+   */
+  readonly maxInFlightPerWebhook: number
+  /** Attempts in flight at once for one workspace's webhooks together, across every dispatcher. */
+  readonly maxInFlightPerWorkspace: number
+  /** Webhooks one workspace may have (D50); creating one more is refused until one is deleted. */
+  readonly maxPerWorkspace: number
   /** Attempts per delivery before it has failed (D38). */
   readonly maxAttempts: number
   /** Consecutive failed deliveries that deactivate a webhook (D38). */
@@ -27,7 +36,10 @@ export const defaults: WebhookSettings = {
   retryBase: Duration.minutes(1),
   timeout: Duration.seconds(10),
   allowPrivate: false,
-  concurrency: 16,
+  concurrency: 64,
+  maxInFlightPerWebhook: 16,
+  maxInFlightPerWorkspace: 32,
+  maxPerWorkspace: 20,
   maxAttempts: 10,
   deactivateAfter: 5,
   pollInterval: Duration.seconds(1),
@@ -35,6 +47,8 @@ export const defaults: WebhookSettings = {
 }
 
 const MAX_LEASE_MARGIN = Duration.seconds(30)
+/** A fan-out numbers an event's deliveries in 16 bits of their ids (SqlFanOut), so a workspace stays below this. */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 10_000
 
 export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConfig")<
   WebhookConfig,
@@ -52,7 +66,8 @@ export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConf
   /**
    * Settings from the environment (D41): `SUPPORT_WEBHOOK_RETRY_BASE_MS`, `SUPPORT_WEBHOOK_TIMEOUT_MS`,
    * `SUPPORT_WEBHOOK_ALLOW_PRIVATE`, `SUPPORT_WEBHOOK_CONCURRENCY`, `SUPPORT_WEBHOOK_MAX_ATTEMPTS`,
-   * `SUPPORT_WEBHOOK_DEACTIVATE_AFTER`, `SUPPORT_WEBHOOK_POLL_INTERVAL_MS`.
+   * `SUPPORT_WEBHOOK_DEACTIVATE_AFTER`, `SUPPORT_WEBHOOK_POLL_INTERVAL_MS`, `SUPPORT_WEBHOOK_MAX_PER_WORKSPACE`,
+   * `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK`, `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE`.
    */
   static readonly fromEnv: Layer.Layer<WebhookConfig, ConfigError.ConfigError> = Layer.unwrapEffect(
     Effect.gen(function*() {
@@ -70,6 +85,20 @@ export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConf
           Config.withDefault(defaults.allowPrivate)
         ),
         concurrency: yield* positive("SUPPORT_WEBHOOK_CONCURRENCY", defaults.concurrency),
+        maxInFlightPerWebhook: yield* positive(
+          "SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK",
+          defaults.maxInFlightPerWebhook
+        ),
+        maxInFlightPerWorkspace: yield* positive(
+          "SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE",
+          defaults.maxInFlightPerWorkspace
+        ),
+        maxPerWorkspace: yield* positive("SUPPORT_WEBHOOK_MAX_PER_WORKSPACE", defaults.maxPerWorkspace).pipe(
+          Config.validate({
+            message: `must be at most ${MAX_WEBHOOKS_PER_WORKSPACE}`,
+            validation: (n) => n <= MAX_WEBHOOKS_PER_WORKSPACE
+          })
+        ),
         maxAttempts: yield* positive("SUPPORT_WEBHOOK_MAX_ATTEMPTS", defaults.maxAttempts),
         deactivateAfter: yield* positive("SUPPORT_WEBHOOK_DEACTIVATE_AFTER", defaults.deactivateAfter),
         pollInterval: yield* millis("SUPPORT_WEBHOOK_POLL_INTERVAL_MS", defaults.pollInterval)

@@ -26,6 +26,11 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     webhook: Webhook,
     secret: Redacted.Redacted<string>
   ) => Effect.Effect<void, PersistenceError>
+  /**
+   * How many webhooks the workspace has, read in the caller's transaction so that concurrent creates in one
+   * workspace wait for each other until it ends (D50): the count and the insert that follows are one step.
+   */
+  readonly countForInsert: (workspaceId: WorkspaceId) => Effect.Effect<number, PersistenceError>
   readonly findById: (
     workspaceId: WorkspaceId,
     id: WebhookId
@@ -47,6 +52,11 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     previousExpiresAt: DateTime.Utc | null,
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
+  /**
+   * Erases, in every workspace, the previous secrets whose grace period ended by `at`, with their expiry (D46):
+   * an expired secret is not kept at rest. Answers how many.
+   */
+  readonly erasePreviousSecrets: (at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
   /**
    * Activates the webhook, resets its failure count, and makes its paused deliveries (redelivered while it was
    * inactive) due at `at`.

@@ -6,7 +6,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { Event } from "../events/Event.js"
-import { NotFound, ValidationError } from "../shared/Errors.js"
+import { BusinessStateError, NotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { DeliveryId, EventId, WebhookId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
@@ -54,6 +54,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
 
     const newSecret = Effect.provideService(makeSecret, IdGenerator, ids)
 
+    // D14's business-state 422: the request is valid, the workspace's state refuses it until a webhook is deleted.
+    const tooMany = new BusinessStateError({
+      message: `A workspace may have at most ${config.maxPerWorkspace} webhooks ` +
+        `(SUPPORT_WEBHOOK_MAX_PER_WORKSPACE); delete one to create another.`
+    })
+
     const find = (workspaceId: WorkspaceId, id: WebhookId) =>
       repo.findById(workspaceId, id).pipe(
         Effect.flatMap(Option.match({
@@ -62,7 +68,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
         }))
       )
 
-    /** Creates a subscription; the answer carries its secret, shown this once. */
+    /**
+     * Creates a subscription; the answer carries its secret, shown this once. A workspace has at most
+     * `maxPerWorkspace` webhooks (D50): the count is read in the insert's transaction, so concurrent creates cannot
+     * pass it together.
+     */
     const create = Tracing.fn("Webhooks.create")(function*(input: CreateWebhook) {
       const principal = yield* canWrite
       yield* checkUrl(input.url)
@@ -81,7 +91,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
         created_at: at,
         updated_at: at
       })
-      yield* tx.withTransaction(repo.insert(principal.workspaceId, webhook, secret))
+      yield* tx.withTransaction(Effect.gen(function*() {
+        const count = yield* repo.countForInsert(principal.workspaceId)
+        if (count >= config.maxPerWorkspace) return yield* tooMany
+        yield* repo.insert(principal.workspaceId, webhook, secret)
+      }))
       return new WebhookWithSecret({ ...webhook, secret })
     })
 

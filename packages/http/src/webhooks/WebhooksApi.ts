@@ -14,7 +14,7 @@ import {
   WebhookWithSecret
 } from "@support-engine/core"
 import { Authentication } from "../shared/Authentication.js"
-import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
+import { BusinessStateErrorResponse, NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
 import { idPath, parameters, payload } from "../shared/Requests.js"
 
@@ -26,6 +26,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Create a webhook")
       .setPayload(payload(CreateWebhook))
       .addSuccess(WebhookWithSecret, { status: 201 })
+      .addError(BusinessStateErrorResponse)
   )
   .add(
     HttpApiEndpoint.get("list", "/webhooks")

@@ -19,6 +19,7 @@ import aiPassages from "../migrations/0016_ai_passages.js"
 import agentAutoReply from "../migrations/0017_agent_auto_reply.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
 import webhookOperations from "../migrations/0023_webhook_operations.js"
+import fairDelivery from "../migrations/0024_fair_delivery.js"
 import replyLoop from "../migrations/0026_reply_loop.js"
 
 export const migrations = {
@@ -36,6 +37,7 @@ export const migrations = {
   "0017_agent_auto_reply": agentAutoReply,
   "0019_one_serialisation": oneSerialisation,
   "0023_webhook_operations": webhookOperations,
+  "0024_fair_delivery": fairDelivery,
   "0026_reply_loop": replyLoop
 }
 

@@ -13,11 +13,11 @@ import {
   type DeliveryOutcome,
   DeliveryQueue,
   type DeliveryStatus,
+  SecretCipher,
   WebhookId
 } from "@support-engine/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, params, ts, types } from "../shared/Columns.js"
-import type { Counters } from "../shared/Counters.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
@@ -25,19 +25,23 @@ import { makeDeactivationEvent } from "./SqlDeactivation.js"
 import { makeFanOut } from "./SqlFanOut.js"
 import { ClaimedRow, decodeIds, persist, toClaimed } from "./WebhookRows.js"
 
+/** No limit: the largest INTEGER both databases take. */
+const UNBOUNDED = 2_147_483_647
+
 const statusOf = (outcome: DeliveryOutcome): DeliveryStatus =>
   outcome._tag === "Delivered" ? "delivered" : outcome._tag === "Retry" ? "pending" : "failed"
 
 export const SqlDeliveryQueueLive: Layer.Layer<
   DeliveryQueue,
   never,
-  SqlClient.SqlClient | Counters | IdGenerator | DeliverySignal | Outbox
+  SqlClient.SqlClient | IdGenerator | DeliverySignal | Outbox | SecretCipher
 > = Layer
   .effect(
     DeliveryQueue,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const signal = yield* DeliverySignal
+      const cipher = yield* SecretCipher
       const enqueue = yield* makeFanOut
       const recordDeactivation = yield* makeDeactivationEvent(enqueue)
       const p = params(sql)
@@ -45,23 +49,68 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const timestamp = sql.literal(types(sql).ts)
       const integer = sql.literal(types(sql).int)
 
-      /** One statement: the due rows are chosen and leased together (D38); PostgreSQL skips rows others lock (D43). */
+      /**
+       * Fair claiming in one statement (D38, D43, issue 16): each active webhook offers its oldest due deliveries
+       * (at most its limit, through the per-webhook due index); a webhook's offers are ranked after the attempts it
+       * already has in flight, and a workspace's after its own in flight, so a webhook or workspace at its limit
+       * offers nothing. The chosen rows go round-robin: first every workspace's best offer (the least busy
+       * workspace first), then the second ones, ... within a workspace first one delivery of each webhook, then the
+       * next. Whatever one receiver does, it holds at most its webhook's share of the slots. PostgreSQL locks the
+       * offered rows and skips those another dispatcher is claiming (D43); the update checks each row is still due,
+       * so a delivery is never leased twice. Two dispatchers claiming in the same instant each count the other's
+       * leases only once committed, so together they may pass a limit by one claim's worth until those end.
+       */
       const claim = RowSchema.findAll({
         Request: Schema.Struct({
           now: Schema.String,
           lease: Schema.String,
           claimant: Schema.String,
-          limit: Schema.Int
+          limit: Schema.Int,
+          offers: Schema.Int,
+          perWebhook: Schema.Int,
+          perWorkspace: Schema.Int
         }),
         Result: Schema.Struct({ id: DeliveryId }),
         execute: (r) => {
-          const lock = sql.onDialectOrElse({ pg: () => sql`FOR UPDATE OF d SKIP LOCKED`, orElse: () => sql`` })
-          return sql`UPDATE webhook_deliveries SET claimed_by = ${r.claimant}, leased_until = ${r.lease},
-              next_attempt_at = ${r.lease} WHERE id IN (
-                SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ${r.now}
-                AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
-                ORDER BY d.next_attempt_at, d.id LIMIT ${r.limit} ${lock})
-              RETURNING id`
+          const candidates = sql.onDialectOrElse({
+            pg: () =>
+              sql`SELECT d.id, w.id AS webhook_id, w.workspace_id, d.next_attempt_at
+                FROM webhooks w CROSS JOIN LATERAL (
+                  SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+                  WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
+                  ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers} FOR UPDATE SKIP LOCKED) d
+                WHERE w.is_active = ${active}`,
+            // SQLite has no LATERAL: the same per-webhook subquery, correlated in the join.
+            orElse: () =>
+              sql`SELECT d.id, d.webhook_id, d.workspace_id, d.next_attempt_at
+                FROM webhooks w JOIN webhook_deliveries d ON d.id IN (
+                  SELECT x.id FROM webhook_deliveries x
+                  WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
+                  ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers})
+                WHERE w.is_active = ${active}`
+          })
+          return sql`WITH in_flight AS (
+                SELECT webhook_id, workspace_id, COUNT(*) AS n FROM webhook_deliveries
+                WHERE claimed_by IS NOT NULL AND status = 'pending' AND leased_until > ${r.now}
+                GROUP BY webhook_id, workspace_id),
+              workspace_in_flight AS (SELECT workspace_id, SUM(n) AS n FROM in_flight GROUP BY workspace_id),
+              candidates AS (${candidates}),
+              by_webhook AS (
+                SELECT c.id, c.workspace_id, c.next_attempt_at, COALESCE(f.n, 0)
+                  + ROW_NUMBER() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS webhook_rank
+                FROM candidates c LEFT JOIN in_flight f ON f.webhook_id = c.webhook_id),
+              by_workspace AS (
+                SELECT b.id, b.next_attempt_at, COALESCE(f.n, 0) + ROW_NUMBER() OVER (
+                  PARTITION BY b.workspace_id ORDER BY b.webhook_rank, b.next_attempt_at, b.id) AS workspace_rank
+                FROM by_webhook b LEFT JOIN workspace_in_flight f ON f.workspace_id = b.workspace_id
+                WHERE b.webhook_rank <= ${r.perWebhook}),
+              chosen AS (
+                SELECT id FROM by_workspace WHERE workspace_rank <= ${r.perWorkspace}
+                ORDER BY workspace_rank, next_attempt_at, id LIMIT ${r.limit})
+            UPDATE webhook_deliveries SET claimed_by = ${r.claimant}, leased_until = ${r.lease},
+              next_attempt_at = ${r.lease}
+            WHERE id IN (SELECT id FROM chosen) AND status = 'pending' AND next_attempt_at <= ${r.now}
+            RETURNING id`
         }
       })
 
@@ -81,11 +130,12 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       })
 
       const nextDue = RowSchema.findOne({
-        Request: Schema.Void,
+        Request: Schema.NullOr(Schema.String),
         Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
-        execute: () =>
+        execute: (after) =>
           sql`SELECT d.next_attempt_at FROM webhook_deliveries d
               WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+              ${after === null ? sql`` : sql`AND d.next_attempt_at > ${after}`}
               AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
               ORDER BY d.next_attempt_at LIMIT 1`
       })
@@ -100,6 +150,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
           // Once per deactivation, in its transaction (D52): a webhook already inactive records nothing again.
           if (deactivated.length > 0) yield* recordDeactivation(claimed, reason, at)
+          return deactivated.length > 0
         })
 
       const failureCount = RowSchema.single({
@@ -156,7 +207,10 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           return run.map((c) => held.has(c.claimed.id))
         })
 
-      /** Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). */
+      /**
+       * Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). Answers
+       * whether the claim held and whether this attempt deactivated its webhook.
+       */
       const recordOne = (completion: Completion, at: DateTime.Utc) =>
         Effect.gen(function*() {
           const { attempt, claimed, outcome } = completion
@@ -168,8 +222,9 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             last_error = ${attempt.error}, delivered_at = ${outcome._tag === "Delivered" ? ts(at) : sql`delivered_at`},
             claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}
             WHERE status = 'pending' AND ${claimHolds(completion)} RETURNING id`
-          if (updated.length === 0) return false
+          if (updated.length === 0) return { held: false, deactivated: false }
           yield* logAttempts([completion])
+          let deactivated = false
           switch (outcome._tag) {
             case "Delivered": {
               yield* sql`UPDATE webhooks SET consecutive_failures = 0
@@ -179,28 +234,37 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             case "Failed": {
               const { consecutive_failures } = yield* failureCount(claimed.webhookId)
               if (consecutive_failures >= outcome.deactivateAfter) {
-                yield* deactivate(claimed, "consecutive_failures", at)
+                deactivated = yield* deactivate(claimed, "consecutive_failures", at)
               }
               break
             }
             case "Gone": {
-              yield* deactivate(claimed, "gone", at)
+              deactivated = yield* deactivate(claimed, "gone", at)
               break
             }
             case "Retry":
               break
           }
-          return true
+          return { held: true, deactivated }
         })
 
       /** Leases due deliveries and reads what sending them needs; the caller maps errors (and may hold a transaction). */
-      const claimRows = ({ claimant, leaseUntil, limit, now }: ClaimRequest) =>
+      const claimRows = ({ claimant, leaseUntil, limit, now, perWebhook, perWorkspace }: ClaimRequest) =>
         Effect.gen(function*() {
           if (limit <= 0) return []
-          const rows = yield* claim({ now: ts(now), lease: ts(leaseUntil), claimant, limit })
+          const rows = yield* claim({
+            now: ts(now),
+            lease: ts(leaseUntil),
+            claimant,
+            limit,
+            // A webhook never offers more than one claim can take, nor more than its limit.
+            offers: Math.min(limit, perWebhook ?? limit),
+            perWebhook: perWebhook ?? UNBOUNDED,
+            perWorkspace: perWorkspace ?? UNBOUNDED
+          })
           if (rows.length === 0) return []
           const claimed = yield* loadClaimed({ ids: rows.map((r) => r.id), claimant })
-          return claimed.map(toClaimed(claimant))
+          return yield* Effect.forEach(claimed, toClaimed(claimant, cipher))
         })
 
       /**
@@ -215,6 +279,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       ) =>
         Effect.gen(function*() {
           const held: Array<boolean> = []
+          const deactivated: Array<WebhookId> = []
           let run: Array<Completion> = []
           for (const completion of completions) {
             if (completion.outcome._tag === "Delivered") {
@@ -223,10 +288,12 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             }
             if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
             run = []
-            held.push(yield* recordOne(completion, at))
+            const one = yield* recordOne(completion, at)
+            held.push(one.held)
+            if (one.deactivated) deactivated.push(completion.claimed.webhookId)
           }
           if (run.length > 0) held.push(...(yield* recordDelivered(run, at)))
-          return { held, claimed: next === undefined ? [] : yield* claimRows(next) }
+          return { held, deactivated, claimed: next === undefined ? [] : yield* claimRows(next) }
         }).pipe(
           sql.withTransaction,
           // A success schedules nothing; any other outcome may have moved or cancelled due work.
@@ -236,7 +303,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
 
       return DeliveryQueue.of({
         enqueue,
-        claimDue: (request) => claimRows(request).pipe(mapSqlError),
+        claimDue: (request) => claimRows(request).pipe(persist),
         complete: (claimed, attempt, outcome, at) =>
           Effect.map(
             completeAndClaim([{ claimed, attempt, outcome }], at, undefined),
@@ -244,7 +311,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           ),
         completeAndClaim: (completions, at, next) =>
           completions.length === 0
-            ? claimRows(next).pipe(mapSqlError, Effect.map((claimed) => ({ held: [], claimed })))
+            ? claimRows(next).pipe(persist, Effect.map((claimed) => ({ held: [], deactivated: [], claimed })))
             : completeAndClaim(completions, at, next),
         release: (claimant, at) =>
           sql`UPDATE webhook_deliveries SET claimed_by = NULL, leased_until = NULL, next_attempt_at = ${ts(at)}
@@ -253,10 +320,15 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             Effect.tap(signal.notify),
             mapSqlError
           ),
-        nextDueAt: nextDue(undefined).pipe(
+        nextDueAt: nextDue(null).pipe(
           Effect.map(Option.map((r) => r.next_attempt_at)),
           Effect.mapError(toPersistenceError)
         ),
+        nextDueAfter: (at) =>
+          nextDue(ts(at)).pipe(
+            Effect.map(Option.map((r) => r.next_attempt_at)),
+            Effect.mapError(toPersistenceError)
+          ),
         changes: signal.subscribe
       })
     })

@@ -6,18 +6,15 @@ import { SqlClient } from "@effect/sql"
 import { WebhookOps } from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { params, ts, types } from "../shared/Columns.js"
-import { Counters } from "../shared/Counters.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
-import { deliveriesCounter } from "./WebhookRows.js"
 
-export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClient | Counters | DeliverySignal> = Layer
+export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClient | DeliverySignal> = Layer
   .effect(
     WebhookOps,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const counters = yield* Counters
       const signal = yield* DeliverySignal
       const p = params(sql)
       const timestamp = sql.literal(types(sql).ts)
@@ -42,7 +39,6 @@ export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClie
               FROM webhooks w WHERE w.workspace_id = ${workspaceId} AND w.id = ${webhookId}`
           }).pipe(
             mapSqlError,
-            Effect.zipRight(counters.add(workspaceId, deliveriesCounter(webhookId), 1)),
             Effect.zipRight(afterCommit(signal.notify))
           ),
         recover: (workspaceId, webhookId, range, at) =>

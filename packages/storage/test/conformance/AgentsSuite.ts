@@ -87,7 +87,12 @@ export const agentsSuite = (adapter: Adapter) =>
         assert.strictEqual(unknownIgnored.name, "X")
       }).pipe(
         provide,
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])))
+        // Over the environment, which holds what the storage needs (SUPPORT_SECRET_KEY on PostgreSQL).
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])).pipe(
+            ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+          )
+        )
       ))
 
     it.effect("limits at the bound and one past it; strings are not numbers or booleans (D13, D33)", () =>

@@ -5,6 +5,7 @@ import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
+import { fairDeliverySuite } from "./FairDeliverySuite.js"
 import type { Adapter } from "./Harness.js"
 import { idempotencySuite } from "./IdempotencySuite.js"
 import { isolationSuite } from "./IsolationSuite.js"
@@ -29,6 +30,7 @@ export const conformance = (adapter: Adapter): void => {
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
   webhookOpsSuite(adapter)
+  fairDeliverySuite(adapter)
   cursorsSuite(adapter)
   preconditionsSuite(adapter)
   idempotencySuite(adapter)

@@ -16,13 +16,13 @@ import {
   type Workspace,
   Workspaces
 } from "@support-engine/core"
-import { Effect, Layer } from "effect"
+import { type ConfigError, Effect, Layer } from "effect"
 import type { StoragePorts } from "../../src/Storage.js"
 
 export interface Adapter {
   readonly name: string
   /** A fresh storage layer over the adapter's test database (already migrated when built). */
-  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient>
+  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError>
   /**
    * Run with tracing off (core's Tracing.ts), as the standalone server and the Promise facade do: spans are
    * skipped, and on SQLite statements take their direct path (SqliteClient.ts). Effect's default (on) otherwise.

@@ -24,10 +24,10 @@ const absolute = (millis: number) => DateTime.unsafeMake(millis)
  * earlier in the same file makes later `it.effect` tests share its TestClock.
  */
 const relativeClock = Effect.map(DateTime.now, (start) => (millis: number) => DateTime.add(start, { millis }))
-const SECRET = "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMw=="
+export const SECRET = "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMw=="
 
 /** A webhook row as the service would insert it. */
-const addWebhook = (
+export const addWebhook = (
   workspaceId: WorkspaceId,
   events: ReadonlyArray<WebhookEventType>,
   options: { readonly active?: boolean; readonly url?: string } = {}
@@ -57,7 +57,7 @@ const addWebhook = (
  * Leases every delivery earlier tests left due, far into the future: the queue is global (all workspaces), and the
  * suites of one run share a database.
  */
-const drainQueue = Effect.flatMap(DeliveryQueue, (queue) =>
+export const drainQueue = Effect.flatMap(DeliveryQueue, (queue) =>
   queue.claimDue({
     now: absolute(Date.UTC(9000, 0, 1)),
     leaseUntil: absolute(Date.UTC(9999, 0, 1)),

@@ -1,0 +1,54 @@
+/**
+ * Fair delivery (issue 16 item 2): a workspace whose 20 webhooks point at a receiver that never answers holds at most
+ * its share of the dispatcher's slots, and another workspace's deliveries still arrive at once. Real receivers on
+ * 127.0.0.1 and the real undici transport; the TestClock stands still, so the silent receiver's attempts never time
+ * out and every slot they take stays taken for the whole test.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { CreateWebhook, ListWebhookDeliveries, Webhooks, type WebhookSettings } from "@support-engine/core"
+import { Effect } from "effect"
+import { as, eventually, makeWorkspace, realTransport, record, settle, withDispatcher } from "./Harness.js"
+import { startReceiver } from "./TestReceiver.js"
+
+const createAs = (url: string) => Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url, events: ["*"] })))
+
+describe("Fair delivery (issue 16)", () => {
+  it.scoped("A's 20 silent webhooks hold at most A's share of the slots; B's deliveries arrive at once", () =>
+    Effect.gen(function*() {
+      const silent = yield* startReceiver(() => "hang")
+      const fast = yield* startReceiver(() => ({ status: 200, body: "ok" }))
+      // The defaults (64 attempts per process, 32 per workspace, 16 per webhook), with loopback targets allowed.
+      const settings: Partial<WebhookSettings> = { allowPrivate: true }
+      yield* Effect.gen(function*() {
+        const a = yield* makeWorkspace("A")
+        const b = yield* makeWorkspace("B")
+        for (let i = 0; i < 20; i++) yield* createAs(silent.url(`/a/${i}`)).pipe(as(a.principal))
+        const bHook = yield* createAs(fast.url("/b")).pipe(as(b.principal))
+
+        // 5 events of A: 100 deliveries due before any of B's, more than the dispatcher's 64 slots.
+        for (let i = 0; i < 5; i++) yield* record("agent.deleted", { id: `a${i}` }).pipe(as(a.principal))
+        yield* eventually(Effect.sync(() => silent.all.length >= 32), "A to reach its workspace limit")
+        for (let i = 0; i < 5; i++) yield* record("agent.deleted", { id: `b${i}` }).pipe(as(b.principal))
+        yield* eventually(Effect.sync(() => fast.all.length >= 5), "B's five deliveries")
+        yield* settle
+
+        assert.strictEqual(silent.all.length, 32, "A has exactly its workspace limit in flight, no more")
+        const perWebhook = new Map<string, number>()
+        for (const hit of silent.all) perWebhook.set(hit.path, (perWebhook.get(hit.path) ?? 0) + 1)
+        assert.strictEqual(perWebhook.size, 20, "round-robin: every one of A's webhooks got a turn")
+        assert.isAtMost(Math.max(...perWebhook.values()), 2, "and none a second before all had a first")
+        assert.strictEqual(fast.all.length, 5, "each of B's deliveries once")
+        const bDeliveries = yield* Effect.flatMap(
+          Webhooks,
+          (w) => w.deliveries(bHook.id, new ListWebhookDeliveries({}))
+        ).pipe(as(b.principal))
+        assert.deepStrictEqual(bDeliveries.data.map((d) => [d.status, d.attempts]), [
+          ["delivered", 1],
+          ["delivered", 1],
+          ["delivered", 1],
+          ["delivered", 1],
+          ["delivered", 1]
+        ])
+      }).pipe(Effect.provide(withDispatcher(realTransport(settings), settings)))
+    }))
+})
