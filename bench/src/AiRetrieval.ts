@@ -24,7 +24,8 @@ const VOCABULARY = ("account billing invoice password login shipping delivery or
   "subscription upgrade downgrade cancel payment card address profile export import report team member role " +
   "permission settings email notification mobile desktop browser error timeout sync calendar").split(" ")
 
-const seedPassages = (file: string, workspaceId: string, count: number) => {
+/** Writes `count` completed text items and five needles straight into the file; triggers fill the index. */
+export const seedPassages = (file: string, workspaceId: string, count: number) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
   const insert = db.prepare(

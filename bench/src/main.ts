@@ -11,6 +11,7 @@ import { cpus, freemem, tmpdir, totalmem } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { repliesReport, repliesThroughput } from "./AiReplies.js"
 import { retrievalLatency, retrievalReport } from "./AiRetrieval.js"
 import { operationRequests } from "./Fixtures.js"
 import {
@@ -38,6 +39,8 @@ const seamsOnly = process.argv.includes("--seams")
 const searchOnly = process.argv.includes("--search")
 /** `--ai`: only agent retrieval at 10,000 and 1,000,000 passages (AiRetrieval.ts). */
 const aiOnly = process.argv.includes("--ai")
+/** `--replies`: only the AI reply loop's throughput at 100,000 passages (AiReplies.ts). */
+const repliesOnly = process.argv.includes("--replies")
 
 const settings = quick
   ? {
@@ -335,6 +338,11 @@ const main = async () => {
         results.push(await retrievalLatency(dir, passages, 200))
       }
       process.stdout.write(`\n${retrievalReport(results)}\n`)
+      return
+    }
+    if (repliesOnly) {
+      progress("replies: 100,000 passages")
+      process.stdout.write(`\n${repliesReport(await repliesThroughput(dir, 100_000, quick ? 500 : 2_000))}\n`)
       return
     }
     if (searchOnly) {

@@ -8,6 +8,7 @@ import {
   type AnswerModelShape,
   type ConversationId,
   ListMessages,
+  MAX_REPLY_ATTEMPTS,
   MessageId,
   Messages,
   REPLY_LEASE,
@@ -109,6 +110,29 @@ describe("AI reply loop across restarts (sqlite file)", () => {
       yield* worker.drain
       assert.deepStrictEqual(yield* replies, [REFUNDS])
       yield* Scope.close(second.scope, Exit.void)
+    }))
+
+  it.effect("a job whose workers keep dying is handed off after three claims instead of tried for ever", () =>
+    Effect.gen(function*() {
+      const engine = yield* open(engineLayer(adapter))
+      const f = yield* engine.run(fixture())
+      const asked = yield* f.say("How long do refunds take?")
+      const jobs = yield* engine.run(ReplyJobs)
+      for (let claim = 1; claim <= MAX_REPLY_ATTEMPTS; claim++) {
+        const now = yield* DateTime.now
+        const claimed = yield* jobs.claimNext({
+          claimant: `doomed-${claim}`,
+          now,
+          leaseUntil: DateTime.addDuration(now, REPLY_LEASE)
+        })
+        assert.strictEqual(Option.map(claimed, (c) => c.attempts).pipe(Option.getOrNull), claim)
+        yield* TestClock.adjust(Duration.sum(REPLY_LEASE, Duration.seconds(1)))
+      }
+      yield* engine.run(f.answer)
+      assert.deepStrictEqual(yield* engine.run(f.jobOf(asked.id)), [{ status: "done", outcome: "model_error" }])
+      assert.deepStrictEqual(yield* engine.run(agentReplies(f.conversation.id).pipe(as(f.principal))), [])
+      assert.strictEqual((yield* engine.run(f.current)).assignee_id, null)
+      yield* Scope.close(engine.scope, Exit.void)
     }))
 
   it.effect("the engine's layer runs the reply worker unless told not to (D3, D53)", () =>

@@ -3,21 +3,34 @@
  * webhooks created, rotated and deleted, receivers answering at random (5xx, 410, timeouts, slow answers) and clock
  * jumps, with invariants checked after every step. Randomness comes only from the seed (Effect's `Random`), time only
  * from the `TestClock`, ids from `IdGenerator.Deterministic`: the same seed gives the same trace, byte for byte.
- * Not yet here (docs/testing.md): crashes and reopening, tokens, AI agents, shrinking, PostgreSQL runs.
+ * AI agents with `auto_reply` answer customer messages (D53): every one of them exactly once.
+ * Not yet here (docs/testing.md): crashes and reopening, tokens, shrinking, PostgreSQL runs.
  */
 import {
   Actor,
+  type AgentId,
+  Agents,
+  type ConversationId,
+  Conversations,
+  CreateAgent,
   CreateApiToken,
+  CreateArticle,
+  CreateConversation,
   CreateCustomer,
+  CreateMessage,
   CreateWebhook,
   CreateWorkspace,
   type CustomerId,
   Customers,
+  KnowledgeBase,
   ListCustomers,
+  ListMessages,
+  Messages,
   Principal,
   type PrincipalShape,
   RotateWebhookSecret,
   Tokens,
+  TranslationInput,
   type WebhookId,
   Webhooks,
   Workspaces
@@ -41,9 +54,18 @@ export type SimulationResult =
   | { readonly _tag: "Ok"; readonly trace: string; readonly hash: string }
   | { readonly _tag: "Failed"; readonly step: number; readonly invariant: string; readonly trace: string }
 
+/** A workspace's AI agent, its customer's conversations with it and the customer messages sent to them. */
+interface AiDesk {
+  readonly agent: AgentId
+  readonly customer: CustomerId
+  readonly conversations: Array<ConversationId>
+  asked: number
+}
+
 interface Space {
   readonly principal: PrincipalShape
   readonly customers: Array<CustomerId>
+  ai: AiDesk | undefined
   readonly webhooks: Array<{ readonly id: WebhookId; readonly url: string; readonly secrets: Array<string> }>
 }
 
@@ -76,7 +98,8 @@ const run = (options: SimulationOptions, trace: Array<string>) =>
           actor: Actor.apiToken(token.id)
         },
         customers: [],
-        webhooks: []
+        webhooks: [],
+        ai: undefined
       })
       return `workspace ${workspace.id}`
     })
@@ -84,7 +107,7 @@ const run = (options: SimulationOptions, trace: Array<string>) =>
     const step = Effect.gen(function*() {
       if (spaces.length === 0) return yield* newSpace
       const space = yield* pick(spaces)
-      const op = yield* Random.nextIntBetween(0, 10)
+      const op = yield* Random.nextIntBetween(0, 11)
       const act = as(space.principal)
       switch (op) {
         case 0:
@@ -137,6 +160,37 @@ const run = (options: SimulationOptions, trace: Array<string>) =>
           retired.push(w)
           return `delete webhook ${w.id}`
         }
+        case 8: {
+          // An AI agent that answers (D53): set up once per workspace, then a customer message to it.
+          if (space.ai === undefined) {
+            const agent = yield* act((yield* Agents).create(
+              new CreateAgent({ name: "Bot", auto_reply: true, max_messages_per_session: 1000 })
+            ))
+            yield* act((yield* KnowledgeBase).create(
+              new CreateArticle({
+                status: "published",
+                translations: [new TranslationInput({ locale: "en", title: "Hours", content: "We open at nine." })]
+              })
+            ))
+            const customer = yield* act((yield* Customers).create(new CreateCustomer({ first_name: "ai" })))
+            space.ai = { agent: agent.id, customer: customer.id, conversations: [], asked: 0 }
+            return `agent ${agent.id}`
+          }
+          const desk = space.ai
+          if (desk.conversations.length < 3) {
+            const c = yield* act((yield* Conversations).create(
+              new CreateConversation({ customer_id: desk.customer, assignee_id: desk.agent, assignee_type: "agent" })
+            ))
+            desk.conversations.push(c.id)
+          }
+          const conversation = yield* pick(desk.conversations)
+          const m = yield* act((yield* Messages).create(
+            conversation,
+            new CreateMessage({ sender_type: "customer", sender_id: desk.customer, content: "When do you open?" })
+          ))
+          desk.asked++
+          return `ask ${m.id}`
+        }
         default: {
           const millis = yield* Random.nextIntBetween(1, 10 * 60_000)
           yield* advanceBy(millis)
@@ -153,9 +207,17 @@ const run = (options: SimulationOptions, trace: Array<string>) =>
         const page = yield* as(space.principal)(
           (yield* Customers).list(new ListCustomers({ per_page: 100 }))
         )
-        if (
-          page.meta.total !== space.customers.length || page.data.length !== space.customers.length
-        ) throw new InvariantBroken("list total equals rows")
+        const rows = space.customers.length + (space.ai === undefined ? 0 : 1)
+        if (page.meta.total !== rows || page.data.length !== rows) throw new InvariantBroken("list total equals rows")
+        // AI agents (D53): every customer message to the agent is answered, exactly once.
+        if (space.ai !== undefined) {
+          const replies = yield* as(space.principal)(
+            (yield* Messages).list(new ListMessages({ sender_type: "agent", per_page: 1 }))
+          )
+          if (replies.meta.total !== space.ai.asked) {
+            throw new InvariantBroken("every customer message to an auto_reply agent is answered exactly once")
+          }
+        }
       }
       // Signatures: every request verifies with one of its webhook's secrets (current, or in grace when sent).
       const received = yield* receiver.received

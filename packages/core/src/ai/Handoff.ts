@@ -13,6 +13,7 @@ import { Events } from "../events/Events.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { MessageId, type WorkspaceId } from "../shared/Ids.js"
 import { now } from "../shared/Timestamp.js"
+import * as Tracing from "../shared/Tracing.js"
 import { UserRepo } from "../workspaces/WorkspaceRepo.js"
 import type { Escalation } from "./Answer.js"
 
@@ -43,7 +44,7 @@ export const makeHandoff = Effect.gen(function*() {
   const events = yield* Events
   const ids = yield* IdGenerator
 
-  return Effect.fn("Handoff.handOff")(
+  return Tracing.fn("Handoff.handOff")(
     function*(workspaceId: WorkspaceId, conversation: Conversation, agent: Agent, escalation: Escalation) {
       const at = yield* now
       // A rule's user deleted since the rule was saved: the conversation goes to nobody rather than nowhere.

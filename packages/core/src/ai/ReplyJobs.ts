@@ -25,6 +25,8 @@ export interface ClaimedReplyJob {
   /** Claims so far, this one included. */
   readonly attempts: number
   readonly question: string
+  /** When the engine stored the customer's message: the model's history ends there. */
+  readonly askedAt: DateTime.Utc
   readonly locale: string | null
 }
 

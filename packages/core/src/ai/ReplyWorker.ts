@@ -14,6 +14,7 @@ import { Events } from "../events/Events.js"
 import type { PersistenceError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { MessageId } from "../shared/Ids.js"
+import { RowLocks } from "../shared/Preconditions.js"
 import { Actor, Principal, type PrincipalShape } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -29,6 +30,12 @@ import { ReplySignal } from "./ReplySignal.js"
  * their backoff), so a live worker always finishes first; a worker that died lets it expire.
  */
 export const REPLY_LEASE = Duration.minutes(3)
+/**
+ * Claims of one job that may end without finishing (their workers crashed or lost the database) before the next
+ * claim hands the conversation to a person instead of trying once more: a message that brings its workers down
+ * must not keep its conversation, and the conversation's later messages, waiting for ever.
+ */
+export const MAX_REPLY_ATTEMPTS = 3
 /** Messages of the conversation handed to the model as its history. */
 const HISTORY = 20
 
@@ -48,6 +55,7 @@ const handoff = (reason: Escalation["reason"]): Outcome => ({
 type Prepared =
   | { readonly _tag: "Skip" }
   | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
+const skip: Prepared = { _tag: "Skip" }
 
 export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
   effect: Effect.gen(function*() {
@@ -59,6 +67,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const answers = yield* AgentAnswers
     const messages = yield* Messages
     const tx = yield* Transactor
+    const locks = yield* RowLocks
     const ids = yield* IdGenerator
     const handOff = yield* makeHandoff
     // One claimant per worker: a lease names the worker that holds it, and `release` gives back only its own.
@@ -71,16 +80,20 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
         const conversation = yield* conversations.findById(job.workspaceId, job.conversationId)
         const agent = yield* agents.findById(job.workspaceId, job.agentId)
         if (Option.isNone(workspace) || Option.isNone(conversation) || Option.isNone(agent)) {
-          return { _tag: "Skip" } as Prepared
+          return skip
         }
         if (!answersCustomers(agent.value) || !stillAnswering(conversation.value, agent.value)) {
-          return { _tag: "Skip" } as Prepared
+          return skip
         }
         const principal: PrincipalShape = {
           ...Principal.system(job.workspaceId, workspace.value.organization_id),
           actor: Actor.agent(agent.value.id)
         }
         const act = (outcome: Outcome): Prepared => ({ _tag: "Act", agent: agent.value, principal, outcome })
+        if (job.attempts > MAX_REPLY_ATTEMPTS) {
+          yield* Effect.logWarning("reply job handed off after repeated unfinished attempts", job.id)
+          return act(handoff("model_error"))
+        }
         // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
         const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
         if (sent >= agent.value.max_messages_per_session) return act(handoff("usage_limit"))
@@ -90,8 +103,13 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           offset: 0,
           count: false
         })
+        // A later customer message has its own job and reply, so it is not part of this one's history; replies
+        // made since (the agent's answer to the message before) are.
         const history = recent.items
-          .filter((m) => m.id !== job.messageId && !m.is_internal && m.sender_type !== "system")
+          .filter((m) =>
+            m.id !== job.messageId && !m.is_internal && m.sender_type !== "system" &&
+            (m.sender_type !== "customer" || DateTime.lessThanOrEqualTo(m.created_at, job.askedAt))
+          )
           .slice(0, HISTORY)
           .reverse()
           .map((m) => ({
@@ -116,6 +134,9 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
       tx.withTransaction(Effect.gen(function*() {
         const at = yield* now
+        // Locked (PostgreSQL) before it is read, so a person's concurrent reassignment either lands first and is
+        // seen here, or waits for this write and then replaces it: the agent never writes over it.
+        if (prepared._tag === "Act") yield* locks.lock("conversations", job.workspaceId, job.conversationId)
         // A person may have taken the conversation (or closed it) while the model answered: then nothing is sent.
         const current = prepared._tag === "Skip"
           ? Option.none()

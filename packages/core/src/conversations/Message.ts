@@ -26,7 +26,9 @@ export class Message extends Model.Class<Message>("Message")({
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
   /** Read-only: the sources of an AI agent's reply (D53); `[]` on every other message. */
-  citations: Schema.Array(Citation),
+  citations: Schema.Array(Citation).annotations({
+    description: "Read-only. The sources of an AI agent's reply, best first; empty on every other message."
+  }),
   created_at: Timestamp
 }) {}
 

@@ -5,7 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { AgentId, ConversationId, MessageId, ReplyJobId, ReplyJobs, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbInt, ts } from "../shared/Columns.js"
+import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -17,6 +17,7 @@ const ClaimedRow = Schema.Struct({
   agent_id: AgentId,
   attempts: DbInt,
   question: Schema.String,
+  asked_at: DbTimestamp,
   locale: Schema.NullOr(Schema.String)
 })
 
@@ -50,7 +51,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
       Result: ClaimedRow,
       execute: (r) =>
         sql`SELECT j.id, j.workspace_id, j.conversation_id, j.message_id, j.agent_id, j.attempts,
-            m.content AS question, c.locale
+            m.content AS question, m.created_at AS asked_at, c.locale
             FROM reply_jobs j JOIN messages m ON m.id = j.message_id JOIN customers c ON c.id = m.customer_id
             WHERE j.id = ${r.id} AND j.claimed_by = ${r.claimant}`
     })
@@ -86,6 +87,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
             claimant,
             attempts: r.attempts,
             question: r.question,
+            askedAt: r.asked_at,
             locale: r.locale
           }))
         }).pipe(mapSqlError),

@@ -4,15 +4,18 @@ import {
   Agents,
   AnswerModel,
   Conversations,
+  CreateMessage,
   CreateTrainingData,
   type EventType,
+  Messages,
   ModelFailed,
   ReplyWorker,
   Training,
   UpdateAgent,
-  UpdateConversation
+  UpdateConversation,
+  type User
 } from "@support-engine/core"
-import { Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { type Adapter, as, engineLayer, makeWorkspace, type TestEngine, withTracing } from "../conformance/Harness.js"
 import { drainTraining, fixture, REFUNDS } from "./Fixture.js"
 
@@ -99,14 +102,14 @@ export const replySuite = (adapter: Adapter) =>
 
     it.effect("escalation rules apply per channel; a matching rule reassigns to its user (D53)", () =>
       Effect.gen(function*() {
-        const rules = (channel: "chat" | "email") => (user: { id: string }) => ({
+        const rules = (channel: "chat" | "email") => (user: User) => ({
           escalation_rules: [
             { channel, rule: "customer wants a \"human agent\"", escalate_to: user.id },
             { channel: channel === "chat" ? "email" as const : "chat" as const, rule: "refunds", escalate_to: user.id }
           ]
         })
         for (const channel of ["chat", "email"] as const) {
-          const f = yield* fixture({ channel, agent: (user) => rules(channel)(user) as never })
+          const f = yield* fixture({ channel, agent: rules(channel) })
           // The other channel's rule ("refunds") does not apply: answered.
           yield* f.say("How long do refunds take?")
           yield* f.answer
@@ -221,6 +224,73 @@ export const replySuite = (adapter: Adapter) =>
         assert.isFalse(thread.some((m) => m.citations.some((c) => c.id === theirs.id)))
         assert.deepStrictEqual((yield* escalationOf(f)).escalated.map((d) => d["reason"]), ["no_answer"])
       }).pipe(provide))
+
+    it.effect("the model's history: public messages, oldest first, no internal notes, no later questions (D53)", () => {
+      const histories: Array<ReadonlyArray<string>> = []
+      const recording = Layer.succeed(AnswerModel, {
+        answer: (request) =>
+          Effect.sync(() => {
+            histories.push(request.history.map((h) => `${h.role}: ${h.content}`))
+            return request.passages[0]!.text
+          }),
+        matchRule: () => Effect.succeed(Option.none())
+      })
+      return Effect.gen(function*() {
+        const f = yield* fixture()
+        yield* f.say("How long do refunds take?")
+        yield* f.answer
+        yield* (yield* Messages).create(
+          f.conversation.id,
+          new CreateMessage({ sender_type: "user", sender_id: f.user.id, content: "VIP customer", is_internal: true })
+        ).pipe(as(f.principal))
+        yield* TestClock.adjust("1 second")
+        yield* f.say("Are refunds paid by card?")
+        yield* TestClock.adjust("1 second")
+        yield* f.say("Refunds for gifts too?")
+        yield* f.answer
+        assert.deepStrictEqual(histories, [
+          [],
+          // Not the third message, sent before this one was answered: it has its own job.
+          ["customer: How long do refunds take?", `agent: ${REFUNDS}`],
+          // The third message waited for the second's reply (order of the messages) and sees it.
+          [
+            "customer: How long do refunds take?",
+            `agent: ${REFUNDS}`,
+            "customer: Are refunds paid by card?",
+            `agent: ${REFUNDS}`
+          ]
+        ])
+      }).pipe(onEngine(adapter, recording))
+    })
+
+    it.effect("a person who takes the conversation while the model answers gets no reply sent over them (D53)", () => {
+      const called = Effect.runSync(Deferred.make<void>())
+      const release = Effect.runSync(Deferred.make<void>())
+      const gated = Layer.succeed(AnswerModel, {
+        answer: (request) =>
+          Deferred.succeed(called, undefined).pipe(
+            Effect.zipRight(Deferred.await(release)),
+            Effect.as(request.passages[0]!.text)
+          ),
+        matchRule: () => Effect.succeed(Option.none())
+      })
+      return Effect.gen(function*() {
+        const f = yield* fixture()
+        const asked = yield* f.say("How long do refunds take?")
+        const fiber = yield* Effect.fork(f.answer)
+        yield* Deferred.await(called)
+        yield* (yield* Conversations).update(
+          f.conversation.id,
+          new UpdateConversation({ assignee_id: f.user.id, assignee_type: "user" })
+        ).pipe(as(f.principal))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(fiber)
+        assert.deepStrictEqual(yield* f.jobOf(asked.id), [{ status: "done", outcome: "skipped" }])
+        assert.deepStrictEqual((yield* f.thread).map((m) => m.sender_type), ["customer"])
+        const c = yield* f.current
+        assert.deepStrictEqual([c.assignee_id, c.assignee_type], [f.user.id, "user"])
+      }).pipe(onEngine(adapter, gated))
+    })
 
     it.effect("model_error: a model failing after its retries hands off (D53)", () => {
       const calls = Effect.runSync(Queue.unbounded<void>())
