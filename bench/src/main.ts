@@ -12,6 +12,7 @@ import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { retrievalLatency, retrievalReport } from "./AiRetrieval.js"
+import { fairnessPhase, fairnessReport } from "./Fairness.js"
 import { operationRequests } from "./Fixtures.js"
 import {
   inProcess,
@@ -37,6 +38,8 @@ const seamsOnly = process.argv.includes("--seams")
 const searchOnly = process.argv.includes("--search")
 /** `--ai`: only agent retrieval at 10,000 and 1,000,000 passages (AiRetrieval.ts). */
 const aiOnly = process.argv.includes("--ai")
+/** `--fairness`: only fair webhook delivery: B's latency beside A's silent webhooks, writes with 20 (Fairness.ts). */
+const fairnessOnly = process.argv.includes("--fairness")
 
 const settings = quick
   ? {
@@ -327,6 +330,22 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (fairnessOnly) {
+      const fairness = await fairnessPhase(
+        dir,
+        quick
+          ? { samples: 100, backlogEvents: 50, busyEveryMs: 100, rounds: 3, measureMs: 1_500 }
+          : { samples: 300, backlogEvents: 100, busyEveryMs: 50, rounds: 5, measureMs: 3_000 },
+        progress
+      )
+      process.stdout.write(`\n${fairnessReport(fairness)}\n`)
+      const resultsDir = join(here, "..", "results")
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-fairness.json`)
+      writeFileSync(file, JSON.stringify({ mode: "fairness", machine, fairness }, null, 2))
+      progress(`done; results in ${file}`)
+      return
+    }
     if (aiOnly) {
       const results = []
       for (const passages of quick ? [10_000, 100_000] : [10_000, 1_000_000]) {
