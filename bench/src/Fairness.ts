@@ -56,6 +56,7 @@ interface Latency {
 }
 
 export interface FairnessResult {
+  readonly database: string
   readonly settings: FairnessSettings
   readonly load: { readonly before: ReadonlyArray<number>; readonly after: ReadonlyArray<number> }
   readonly latency: {
@@ -95,10 +96,15 @@ const latencyOf = (samples: ReadonlyArray<number>): Latency => {
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/**
+ * `databaseUrl`: SQLite in `dir` when absent; a `postgres://` URL runs the same phase on an empty PostgreSQL
+ * database (`--database-url`).
+ */
 export const fairnessPhase = async (
   dir: string,
   settings: FairnessSettings,
-  progress: (message: string) => void
+  progress: (message: string) => void,
+  databaseUrl = `file:${join(dir, "fairness.db")}`
 ): Promise<FairnessResult> => {
   const loadBefore = loadavg()
   // The silent receiver reads each request and never answers; the fast one answers 200 at once and tells the
@@ -125,7 +131,7 @@ export const fairnessPhase = async (
   const config = WebhookConfig.layer({ allowPrivate: true })
   const services = Webhooks.DefaultWithoutDependencies.pipe(
     Layer.provideMerge(Layer.merge(config, DnsHostResolver)),
-    Layer.provideMerge(engineLayer({ databaseUrl: `file:${join(dir, "fairness.db")}` }))
+    Layer.provideMerge(engineLayer({ databaseUrl }))
   )
   const stack = Dispatcher.DefaultWithoutDependencies.pipe(
     Layer.provideMerge(WebhookTransport.Undici),
@@ -229,6 +235,7 @@ export const fairnessPhase = async (
     const noneRate = median(rounds.map((r) => r.none))
     const twentyRate = median(rounds.map((r) => r.twenty))
     return {
+      database: databaseUrl.startsWith("postgres") ? "postgresql" : "sqlite",
       settings,
       load: { before: loadBefore, after: loadavg() },
       latency: { idle, busy, ratioP50: busy.p50 / idle.p50, ratioP99: busy.p99 / idle.p99 },
@@ -246,7 +253,7 @@ export const fairnessReport = (r: FairnessResult): string => {
   const ms = (l: Latency) =>
     `p50 ${l.p50.toFixed(2)} ms, p90 ${l.p90.toFixed(2)}, p99 ${l.p99.toFixed(2)}, max ${l.max.toFixed(2)}`
   return [
-    `Fair delivery (load average before ${r.load.before.map((l) => l.toFixed(2)).join(" ")}, ` +
+    `Fair delivery on ${r.database} (load average before ${r.load.before.map((l) => l.toFixed(2)).join(" ")}, ` +
     `after ${r.load.after.map((l) => l.toFixed(2)).join(" ")})`,
     `  B's delivery latency, A idle: ${ms(r.latency.idle)}`,
     `  B's delivery latency, A's 20 webhooks silent (the silent receiver got ${r.silentReceived} of A's attempts): ${

@@ -40,6 +40,11 @@ const searchOnly = process.argv.includes("--search")
 const aiOnly = process.argv.includes("--ai")
 /** `--fairness`: only fair webhook delivery: B's latency beside A's silent webhooks, writes with 20 (Fairness.ts). */
 const fairnessOnly = process.argv.includes("--fairness")
+/** `--database-url URL`: the database of `--fairness` (an empty one; SQLite in a temporary directory by default). */
+const databaseUrl = (() => {
+  const at = process.argv.indexOf("--database-url")
+  return at === -1 ? undefined : process.argv[at + 1]
+})()
 
 const settings = quick
   ? {
@@ -336,7 +341,8 @@ const main = async () => {
         quick
           ? { samples: 100, backlogEvents: 50, busyEveryMs: 100, rounds: 3, measureMs: 1_500 }
           : { samples: 300, backlogEvents: 100, busyEveryMs: 50, rounds: 5, measureMs: 3_000 },
-        progress
+        progress,
+        databaseUrl
       )
       process.stdout.write(`\n${fairnessReport(fairness)}\n`)
       const resultsDir = join(here, "..", "results")

@@ -336,7 +336,8 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             Effect.map(Option.map((r) => r.next_attempt_at)),
             Effect.mapError(toPersistenceError)
           ),
-        changes: signal.subscribe
+        changes: signal.subscribe,
+        changedWorkspaces: signal.takeTouched
       })
     })
   )
