@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { repliesReport, repliesThroughput } from "./AiReplies.js"
 import { retrievalLatency, retrievalReport } from "./AiRetrieval.js"
+import { fairnessPhase, fairnessReport } from "./Fairness.js"
 import { operationRequests } from "./Fixtures.js"
 import {
   inProcess,
@@ -41,6 +42,13 @@ const searchOnly = process.argv.includes("--search")
 const aiOnly = process.argv.includes("--ai")
 /** `--replies`: only the AI reply loop's throughput at 100,000 passages (AiReplies.ts). */
 const repliesOnly = process.argv.includes("--replies")
+/** `--fairness`: only fair webhook delivery: B's latency beside A's silent webhooks, writes with 20 (Fairness.ts). */
+const fairnessOnly = process.argv.includes("--fairness")
+/** `--database-url URL`: the database of `--fairness` (an empty one; SQLite in a temporary directory by default). */
+const databaseUrl = (() => {
+  const at = process.argv.indexOf("--database-url")
+  return at === -1 ? undefined : process.argv[at + 1]
+})()
 
 const settings = quick
   ? {
@@ -331,6 +339,23 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (fairnessOnly) {
+      const fairness = await fairnessPhase(
+        dir,
+        quick
+          ? { samples: 100, backlogEvents: 50, busyEveryMs: 100, rounds: 3, measureMs: 1_500 }
+          : { samples: 300, backlogEvents: 100, busyEveryMs: 50, rounds: 5, measureMs: 3_000 },
+        progress,
+        databaseUrl
+      )
+      process.stdout.write(`\n${fairnessReport(fairness)}\n`)
+      const resultsDir = join(here, "..", "results")
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-fairness.json`)
+      writeFileSync(file, JSON.stringify({ mode: "fairness", machine, fairness }, null, 2))
+      progress(`done; results in ${file}`)
+      return
+    }
     if (aiOnly) {
       const results = []
       for (const passages of quick ? [10_000, 100_000] : [10_000, 1_000_000]) {

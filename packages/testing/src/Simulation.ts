@@ -36,7 +36,7 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { verify } from "@support-engine/webhooks"
-import { Effect, Layer, Random, Redacted, TestContext } from "effect"
+import { Effect, Layer, Logger, LogLevel, Random, Redacted, TestContext } from "effect"
 import { createHash } from "node:crypto"
 import { advanceBy, settle } from "./Advance.js"
 import { RecordingReceiver, type ScriptedAnswer } from "./RecordingReceiver.js"
@@ -267,7 +267,10 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
   return Effect.runPromise(
     Effect.scoped(Effect.provide(program, layer)).pipe(
       Effect.provide(Layer.setRandom(Random.make(options.seed))),
-      Effect.provide(TestContext.TestContext)
+      Effect.provide(TestContext.TestContext),
+      // The run's output is its trace and its last line (D54): the dispatcher's line per delivery attempt, thousands
+      // of them with receivers failing at random, would bury it. Errors still show.
+      Effect.provide(Logger.minimumLogLevel(LogLevel.Error))
     )
   )
 }

@@ -18,11 +18,13 @@ import {
   type ClaimedDelivery,
   DeliveryQueue,
   IdGenerator,
-  WebhookConfig
+  WebhookConfig,
+  type WorkspaceId
 } from "@support-engine/core"
 import {
   Cause,
   Chunk,
+  Clock,
   type ConfigError,
   DateTime,
   Duration,
@@ -90,6 +92,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
     const slotFreed = yield* Queue.sliding<void>(1)
     /** Slots taken: attempts in flight or waiting to be recorded, and slots reserved by a claim being made. */
     let running = 0
+    /** This process's attempts in flight per workspace (claimed, not yet recorded or abandoned). */
+    const busy = new Map<WorkspaceId, number>()
+    const track = (workspaceId: WorkspaceId, delta: number) => {
+      const next = (busy.get(workspaceId) ?? 0) + delta
+      if (next <= 0) busy.delete(workspaceId)
+      else busy.set(workspaceId, next)
+    }
+    /** At its limit in this process alone, so at least as busy across every process: a claim gives it nothing. */
+    const atLimit = (workspaceId: WorkspaceId) => (busy.get(workspaceId) ?? 0) >= config.maxInFlightPerWorkspace
 
     /** Reserves every free slot for a claim (synchronously, so two claims never share a slot). */
     const reserve = () => {
@@ -101,6 +112,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
     /** Starts the claimed deliveries in the reserved slots and gives back the slots they did not fill. */
     const start = (reserved: number, claimed: ReadonlyArray<ClaimedDelivery>) => {
       running -= reserved - claimed.length
+      for (const delivery of claimed) track(delivery.workspaceId, 1)
       // Forked interruptible whatever the caller's region: closing the scope must be able to stop them.
       for (const delivery of claimed) runAttempt(Effect.interruptible(attempt(delivery)))
     }
@@ -124,6 +136,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         if (completions.length === 0) return
         const at = yield* DateTime.now
         running -= completions.length
+        for (const completion of completions) track(completion.claimed.workspaceId, -1)
         const reserved = claimMore ? reserve() : 0
         const { claimed, deactivated, held } = yield* queue.completeAndClaim(completions, at, leaseFrom(at, reserved))
           .pipe(
@@ -159,10 +172,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       })
     )
 
-    const freeSlot = Effect.suspend(() => {
-      running--
-      return slotFreed.offer(undefined)
-    })
+    const freeSlot = (claimed: ClaimedDelivery) =>
+      Effect.suspend(() => {
+        running--
+        track(claimed.workspaceId, -1)
+        return slotFreed.offer(undefined)
+      })
 
     const attempt = (claimed: ClaimedDelivery) =>
       Effect.gen(function*() {
@@ -199,11 +214,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         Effect.catchAllDefect((defect) =>
           Effect.zipRight(
             Effect.logError("webhook attempt failed unexpectedly; retried when its lease ends", Cause.die(defect)),
-            freeSlot
+            freeSlot(claimed)
           )
         ),
         // Stopped before it finished: nothing to record, the lease is given back on close.
-        Effect.onInterrupt(() => freeSlot)
+        Effect.onInterrupt(() => freeSlot(claimed))
         // No span per attempt: at thousands of attempts a second it cost more than the attempt's own bookkeeping.
         // The recorder's span covers each batch, and every attempt is in the delivery's log.
       )
@@ -239,12 +254,32 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       })
     })
 
+    /**
+     * When the last wake-up came only from new deliveries of workspaces already at their limit in this process, the
+     * claim would find nothing it did not find before: the loop goes back to sleep until the same due time. A busy
+     * workspace's writes then cost the dispatcher nothing (docs/performance.md, Fair delivery).
+     */
+    let nothingNew = false
+    let dueAt = 0
+
     const step = Effect.gen(function*() {
       // Taken before looking for work, so a commit made while we look still wakes us.
       const changed = yield* queue.changes
-      if (yield* fill) return
-      const wait = yield* idle
-      yield* Effect.raceAll([changed, slotFreed.take, Effect.sleep(wait)])
+      let wait: Duration.Duration
+      if (nothingNew) {
+        wait = Duration.millis(Math.max(0, dueAt - (yield* Clock.currentTimeMillis)))
+      } else {
+        if (yield* fill) return
+        wait = yield* idle
+        dueAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(wait)
+      }
+      const woke = yield* Effect.raceAll([
+        Effect.as(changed, "changed" as const),
+        Effect.as(slotFreed.take, "slot" as const),
+        Effect.as(Effect.sleep(wait), "time" as const)
+      ])
+      const touched = yield* queue.changedWorkspaces
+      nothingNew = woke === "changed" && touched !== "any" && touched.size > 0 && [...touched].every(atLimit)
     }).pipe(
       Effect.catchTag("PersistenceError", (error) =>
         Effect.zipRight(

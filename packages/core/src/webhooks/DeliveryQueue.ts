@@ -125,4 +125,10 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
    * rescheduled deliveries after the outer one ran. Take it before looking for work, so nothing slips between.
    */
   readonly changes: Effect.Effect<Effect.Effect<void>>
+  /**
+   * The workspaces whose new deliveries this process committed since the last call, or "any" when some other change
+   * (a retry, a release, a redelivery, ...) may have made work due anywhere. A dispatcher whose every listed
+   * workspace is at its in-flight limit need not look for work (issue 16).
+   */
+  readonly changedWorkspaces: Effect.Effect<ReadonlySet<WorkspaceId> | "any">
 }>() {}

@@ -72,6 +72,10 @@ export const SqlDeliveryQueueLive: Layer.Layer<
         }),
         Result: Schema.Struct({ id: DeliveryId }),
         execute: (r) => {
+          // A webhook or workspace already at its limit offers nothing, so its backlog is not even read.
+          const open = sql`NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.webhook_id = w.id AND f.n >= ${r.perWebhook})
+                AND NOT EXISTS (SELECT 1 FROM workspace_in_flight f
+                  WHERE f.workspace_id = w.workspace_id AND f.n >= ${r.perWorkspace})`
           const candidates = sql.onDialectOrElse({
             pg: () =>
               sql`SELECT d.id, w.id AS webhook_id, w.workspace_id, d.next_attempt_at
@@ -79,7 +83,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
                   SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
                   WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
                   ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers} FOR UPDATE SKIP LOCKED) d
-                WHERE w.is_active = ${active}`,
+                WHERE w.is_active = ${active} AND ${open}`,
             // SQLite has no LATERAL: the same per-webhook subquery, correlated in the join.
             orElse: () =>
               sql`SELECT d.id, d.webhook_id, d.workspace_id, d.next_attempt_at
@@ -87,10 +91,15 @@ export const SqlDeliveryQueueLive: Layer.Layer<
                   SELECT x.id FROM webhook_deliveries x
                   WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
                   ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers})
-                WHERE w.is_active = ${active}`
+                WHERE w.is_active = ${active} AND ${open}`
+          })
+          // SQLite would serve the GROUP BY from a whole-table index scan; the claimant index holds only leased rows.
+          const leased = sql.onDialectOrElse({
+            pg: () => sql`webhook_deliveries`,
+            orElse: () => sql`webhook_deliveries INDEXED BY webhook_deliveries_claimant`
           })
           return sql`WITH in_flight AS (
-                SELECT webhook_id, workspace_id, COUNT(*) AS n FROM webhook_deliveries
+                SELECT webhook_id, workspace_id, COUNT(*) AS n FROM ${leased}
                 WHERE claimed_by IS NOT NULL AND status = 'pending' AND leased_until > ${r.now}
                 GROUP BY webhook_id, workspace_id),
               workspace_in_flight AS (SELECT workspace_id, SUM(n) AS n FROM in_flight GROUP BY workspace_id),
@@ -329,7 +338,8 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             Effect.map(Option.map((r) => r.next_attempt_at)),
             Effect.mapError(toPersistenceError)
           ),
-        changes: signal.subscribe
+        changes: signal.subscribe,
+        changedWorkspaces: signal.takeTouched
       })
     })
   )

@@ -57,7 +57,7 @@ export const makeFanOut = Effect.gen(function*() {
           AND EXISTS (SELECT 1 FROM webhook_event_types t WHERE t.workspace_id = ${workspaceId}
             AND t.event_type IN (${event.event}, '*') AND t.webhook_id = w.id)) s
         RETURNING id`
-      if (rows.length > 0) yield* afterCommit(signal.notify)
+      if (rows.length > 0) yield* afterCommit(signal.notifyWorkspace(workspaceId))
     }).pipe(persist)
 
   return enqueue
