@@ -62,6 +62,16 @@ describe("AI reply loop across restarts (sqlite file)", () => {
       yield* Scope.close(first.scope, Exit.void)
 
       const second = yield* open(engineLayer(adapter))
+      // Due at once, and the claim given back does not count as an attempt (MAX_REPLY_ATTEMPTS).
+      const probe = yield* second.run(
+        Effect.flatMap(ReplyJobs, (jobs) =>
+          Effect.flatMap(DateTime.now, (now) =>
+            Effect.zipLeft(
+              jobs.claimNext({ claimant: "probe", now, leaseUntil: DateTime.addDuration(now, REPLY_LEASE) }),
+              jobs.release("probe", now)
+            )))
+      )
+      assert.strictEqual(Option.getOrNull(Option.map(probe, (job) => job.attempts)), 1)
       const worker = yield* second.run(ReplyWorker)
       yield* worker.drain
       yield* worker.drain

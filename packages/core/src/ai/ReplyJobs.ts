@@ -58,7 +58,7 @@ export class ReplyJobs extends Context.Tag("@support-engine/core/ReplyJobs")<Rep
     outcome: ReplyOutcome,
     at: DateTime.Utc
   ) => Effect.Effect<boolean, PersistenceError>
-  /** Gives back the claimant's leases (a worker stopping): its jobs are due again at `at`. */
+  /** Gives back the claimant's leases (a worker stopping): its jobs are due again at `at`, the claim uncounted. */
   readonly release: (claimant: string, at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
   /** The agent's messages in the conversation since it was last opened (created, or reopened after closing). */
   readonly repliesThisSession: (

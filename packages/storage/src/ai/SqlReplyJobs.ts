@@ -104,7 +104,8 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
             AND attempts = ${job.attempts} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), mapSqlError)
       },
       release: (claimant, at) =>
-        sql`UPDATE reply_jobs SET claimed_by = NULL, leased_until = NULL, due_at = ${ts(at)}
+        // A claim given back did not fail on the job: it does not count towards the handoff after repeated claims.
+        sql`UPDATE reply_jobs SET claimed_by = NULL, leased_until = NULL, due_at = ${ts(at)}, attempts = attempts - 1
             WHERE claimed_by = ${claimant} AND status = 'pending' RETURNING id`.pipe(
           Effect.map((rows) => rows.length),
           mapSqlError
