@@ -80,6 +80,9 @@ const workspaceVersion = (name) => JSON.parse(readFileSync(join(root, "node_modu
 const viaCli = (name) =>
   JSON.parse(readFileSync(join(root, "packages", "cli", "node_modules", name, "package.json"), "utf8")).version
 
+const cliRange = (name) =>
+  JSON.parse(readFileSync(join(root, "packages", "cli", "package.json"), "utf8")).dependencies[name]
+
 /** README.md's host programs: `<!-- host: src/promise.ts -->`, then a fenced block. */
 export const readmePrograms = (markdown) => {
   const programs = new Map()
@@ -92,7 +95,9 @@ const host = await mkdtemp(join(tmpdir(), `support-engine-host-${version}-`))
 if (host.startsWith(`${root}/`)) throw new Error("the host must be outside the workspace")
 let serve
 try {
-  if (!args.includes("--no-build")) run("pnpm", ["-s", "build"], { cwd: root, timed: true })
+  // The build runs the workspace's own code (the CLI's code-cache start uses the workspace's better-sqlite3), so it
+  // runs with the Node that installed the workspace, not the Node under test.
+  if (!args.includes("--no-build")) run("pnpm", ["-s", "build"], { cwd: root, timed: true, env: process.env })
 
   // `--tarballs DIR`: packed already (.ci/run packs once for its two parallel runs).
   const given = option("--tarballs")
@@ -122,7 +127,9 @@ try {
     effect: `^${workspaceVersion("effect").version}`,
     "@effect/platform": `^${viaCli("@effect/platform")}`,
     "@effect/platform-node": `^${viaCli("@effect/platform-node")}`,
-    "better-sqlite3": viaCli("better-sqlite3"),
+    // The CLI's own range: npm picks by `engines`, better-sqlite3 12 (compiled) on Node 20, 13 (N-API prebuilds in
+    // its package) on Node 22 and later, where 12 aborts (docs/packages.md).
+    "better-sqlite3": cliRange("better-sqlite3"),
     standardwebhooks: "^1.0.0"
   }
   writeFileSync(
@@ -175,7 +182,8 @@ try {
   )
   const workspaceDriver = resolve(join(root, "packages", "cli", "node_modules", "better-sqlite3"))
   const keepPrebuild = (from) => {
-    if (existsSync(prebuild)) return
+    // better-sqlite3 13 ships its addons in the package and compiles nothing: there is nothing to keep.
+    if (existsSync(prebuild) || !existsSync(join(from, "build", "Release", "better_sqlite3.node"))) return
     run("tar", ["-czf", `${prebuild}.${process.pid}`, "-C", from, "build/Release/better_sqlite3.node"])
     run("mv", [`${prebuild}.${process.pid}`, prebuild])
     log(`kept the compiled better-sqlite3 as ${prebuild}`)

@@ -1,5 +1,6 @@
 /**
- * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate` and `serve`.
+ * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve` and
+ * `secrets reencrypt`.
  * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
  * failures name the options the user typed.
  */
@@ -16,6 +17,7 @@ import {
   decodeRequest,
   formatTimestamp,
   Principal,
+  SecretCipher,
   Tokens,
   User,
   Users,
@@ -25,7 +27,7 @@ import {
   WorkspaceId,
   Workspaces
 } from "@support-engine/core"
-import { clientLayer, migrate } from "@support-engine/storage"
+import { clientLayer, migrate, reencryptSecrets, StorageLive } from "@support-engine/storage"
 import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
@@ -253,6 +255,26 @@ const migrateCommand = Command.make("migrate", {}, () =>
     )
   })).pipe(Command.withDescription("Apply pending database migrations and exit"))
 
+const secretsReencrypt = Command.make("reencrypt", {}, () =>
+  Effect.gen(function*() {
+    const url = yield* databaseUrl
+    const { changed, keyId } = yield* Effect.all({
+      changed: reencryptSecrets,
+      keyId: Effect.map(SecretCipher, (cipher) => cipher.keyId)
+    }).pipe(Effect.provide(StorageLive(url)))
+    yield* Console.log(`${describeDatabase(url)}: re-encrypted the secrets of ${changed} webhooks with key ${keyId}.`)
+  })).pipe(
+    Command.withDescription(
+      "Re-encrypt every stored webhook secret with SUPPORT_SECRET_KEY (after a key rotation, while " +
+        "SUPPORT_SECRET_KEY_PREVIOUS still holds the old key), then exit"
+    )
+  )
+
+const secrets = Command.make("secrets").pipe(
+  Command.withDescription("Manage the encryption of stored webhook secrets"),
+  Command.withSubcommands([secretsReencrypt])
+)
+
 const serveCommand = Command.make("serve", {
   logFormat: Options.choice("log-format", ["json", "pretty"]).pipe(
     Options.withDescription(
@@ -269,7 +291,7 @@ const serveCommand = Command.make("serve", {
 /** `support-engine` and its subcommands. */
 export const command = Command.make("support-engine").pipe(
   Command.withDescription("support-engine: the standalone server and its provisioning commands"),
-  Command.withSubcommands([serveCommand, migrateCommand, workspace, user, token, webhook])
+  Command.withSubcommands([serveCommand, migrateCommand, workspace, user, token, webhook, secrets])
 )
 
 /** Runs the command line (`process.argv` shaped: executable and script first). */

@@ -12,7 +12,7 @@ import { databaseUrl } from "./CliConfig.js"
 export const ProvisioningEngine: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer
   .unwrapEffect(Effect.map(databaseUrl, (url) => EngineLive.pipe(Layer.provideMerge(StorageLive(url)))))
 
-/** The engine `serve` runs (with the training worker, D31), on the configured database. */
+/** The engine `serve` runs (with the training worker, D31, and the AI reply worker, D53), on the configured database. */
 export const ServerEngine: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(databaseUrl, (url) => engineLayer({ databaseUrl: url }))
 )

@@ -86,7 +86,7 @@ const announce = (options: {
  * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
  * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
  * are released in reverse: the HTTP server drains first, then the dispatcher releases its leases, then the engine
- * (training worker, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`), and logs
+ * (training and reply workers, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`), and logs
  * through the logger of `SUPPORT_LOG_FORMAT`/`SUPPORT_LOG_LEVEL`, `logFormat` (`--log-format`) first.
  */
 export const serveWith = (logFormat: Option.Option<LogFormat>) =>

@@ -21,6 +21,7 @@ import { engineLayer } from "@support-engine/storage"
 import { WebhooksLive } from "@support-engine/webhooks"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { cli, cliJson } from "./Harness.js"
 
 const TIMEOUT = 120_000
@@ -345,6 +346,47 @@ describe("support-engine provisioning (D40)", () => {
         const second = yield* cli(env, "migrate")
         assert.strictEqual(second.exitCode, 0, second.stderr)
         assert.match(second.stdout, /support\.db \(SQLite\): already up to date\.\n$/)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    TIMEOUT
+  )
+
+  it.scopedLive(
+    "secrets reencrypt moves webhook secrets to a new key; the old key alone then no longer starts",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* fresh
+        const keyA = randomBytes(32).toString("base64")
+        const keyB = randomBytes(32).toString("hex")
+        const withA = { ...env, SUPPORT_SECRET_KEY: keyA, SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true" }
+        const workspace = yield* Effect.flatMap(
+          cliJson(withA, "workspace", "create", "--name", "Acme", "--json"),
+          Schema.decodeUnknown(Workspace)
+        )
+        const hook = [
+          "webhook",
+          "create",
+          "--workspace",
+          workspace.id,
+          "--url",
+          "http://127.0.0.1:9/h",
+          "--events",
+          "*"
+        ]
+        assert.strictEqual((yield* cli(withA, ...hook)).exitCode, 0)
+
+        const rotating = { ...withA, SUPPORT_SECRET_KEY: keyB, SUPPORT_SECRET_KEY_PREVIOUS: keyA }
+        const moved = yield* cli(rotating, "secrets", "reencrypt")
+        assert.strictEqual(moved.exitCode, 0, moved.stderr)
+        assert.match(moved.stdout, /\(SQLite\): re-encrypted the secrets of 1 webhooks with key [\w-]{11}\.\n$/)
+        const again = yield* cli(rotating, "secrets", "reencrypt")
+        assert.match(again.stdout, /re-encrypted the secrets of 0 webhooks/)
+
+        assert.strictEqual((yield* cli({ ...withA, SUPPORT_SECRET_KEY: keyB }, ...hook)).exitCode, 0)
+        const old = yield* cli(withA, ...hook)
+        assert.strictEqual(old.exitCode, 1)
+        assert.include(old.stderr, "Error: invalid configuration")
+        assert.include(old.stderr, "SUPPORT_SECRET_KEY")
+        assert.notInclude(old.stderr, keyA)
       }).pipe(Effect.provide(NodeContext.layer)),
     TIMEOUT
   )

@@ -1,12 +1,14 @@
 /**
  * The engine's services as one layer. It needs the storage ports (`@support-engine/storage` provides them)
  * and an `IdGenerator` and a `TrainingProcessor`; `EngineLive` supplies the defaults (tests may supply
- * `IdGenerator.Deterministic`, hosts their own processor). The training worker runs only where a host starts
- * `TrainingWorker.layer()` (the storage package's `engineLayer` does).
+ * `IdGenerator.Deterministic`, hosts their own processor). The training worker and the reply worker run only where
+ * a host starts `TrainingWorker.layer()` and `ReplyWorker.layer()` (the storage package's `engineLayer` does).
  */
 import { Layer } from "effect"
 import { Agents } from "./agents/Agents.js"
 import { AgentAsk } from "./ai/AgentAsk.js"
+import { ReplySignal } from "./ai/ReplySignal.js"
+import { ReplyWorker } from "./ai/ReplyWorker.js"
 import { Companies } from "./companies/Companies.js"
 import { Conversations } from "./conversations/Conversations.js"
 import { Messages } from "./conversations/Messages.js"
@@ -37,7 +39,9 @@ export const EngineServices = Layer.mergeAll(
   TrainingSignal.Default,
   KnowledgeBase.Default,
   Idempotency.Default,
-  AgentAsk.Default
+  AgentAsk.Default,
+  ReplyWorker.Default,
+  ReplySignal.Default
 )
 
 /** Every core service with the default id generator. */

@@ -1,8 +1,9 @@
 /**
  * The whole embedded engine in one call (D3): core services on the storage a URL names, webhook subscriptions, and
  * the background work that makes in-process behaviour the same as the server's: the webhook dispatcher and the
- * training worker run by default. This package sits on top (it depends on storage and webhooks, neither depends on
- * it), so no arrow points back up: storage cannot import the dispatcher, and the dispatcher needs no storage.
+ * training and reply workers run by default. This package sits on top (it depends on storage and webhooks, neither
+ * depends on it), so no arrow points back up: storage cannot import the dispatcher, and the dispatcher needs no
+ * storage.
  */
 import { type EngineService, WebhookConfig, Webhooks, type WebhookSettings } from "@support-engine/core"
 import { engineLayer, type StoragePorts } from "@support-engine/storage"
@@ -20,6 +21,8 @@ export interface SupportEngineOptions {
   readonly dispatcher?: boolean
   /** Run the training worker in this process. Default true; false for hosts that run it elsewhere. */
   readonly trainingWorker?: boolean
+  /** Run the AI reply worker in this process (agents with `auto_reply` answer customers). Default true. */
+  readonly replyWorker?: boolean
   /** Webhook settings in code; anything left out takes its default. Without it, `SUPPORT_WEBHOOK_*` are read. */
   readonly webhooks?: Partial<WebhookSettings>
   /** More background work to run beside the engine for as long as it lives. */
@@ -31,7 +34,7 @@ export type SupportEngineServices = EngineService | StoragePorts | Webhooks
 
 /**
  * The engine as a layer for Effect hosts: `engineLayer` of storage, core's `Webhooks` with the system's resolver,
- * and unless turned off the dispatcher and the training worker. Closing it stops them: attempts in flight are
+ * and unless turned off the dispatcher, the training worker and the reply worker. Closing it stops them: attempts in flight are
  * interrupted and their leases given back, so another process (or the next start) sends them.
  */
 export const supportEngineLayer = (
@@ -41,6 +44,7 @@ export const supportEngineLayer = (
   const base = engineLayer({
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.trainingWorker === undefined ? {} : { trainingWorker: options.trainingWorker }),
+    ...(options.replyWorker === undefined ? {} : { replyWorker: options.replyWorker }),
     ...(options.background === undefined ? {} : { background: options.background })
   })
   const support = Layer.merge(config, DnsHostResolver)
@@ -55,7 +59,7 @@ export const supportEngineLayer = (
 
 /**
  * The Promise API (D3b). Call `dispose()` when done: it stops the dispatcher (leases of attempts in flight are given
- * back) and the training worker, then closes the database.
+ * back), the training worker and the reply worker (their leases given back too), then closes the database.
  *
  * @example
  * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })

@@ -93,6 +93,47 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("an auto_reply agent answers a customer message in process, with citations, as over HTTP (D3, D53)", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "replies.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const agent = await api.agents.create({ name: "Bot", auto_reply: true })
+      const article = await api.knowledgeBase.create({
+        status: "published",
+        translations: [{ locale: "en", title: "Shipping", content: "We ship worldwide." }]
+      })
+      const customer = await api.customers.create({ email: "ada@example.com" })
+      const conversation = await api.conversations.create({
+        customer_id: customer.id,
+        assignee_id: agent.id,
+        assignee_type: "agent"
+      })
+      const asked = await api.messages.create(conversation.id, {
+        sender_type: "customer",
+        sender_id: customer.id,
+        content: "Do you ship abroad?"
+      })
+      assert.deepStrictEqual(asked.citations, [])
+      // The engine's reply worker answers in the background; give it turns of the event loop until it has.
+      let replies: ReadonlyArray<{ sender_id: string | null; content: string; citations: ReadonlyArray<unknown> }> = []
+      for (let turn = 0; turn < 1000 && replies.length === 0; turn++) {
+        await new Promise((resolve) => setImmediate(resolve))
+        const page = await api.messages.list({ conversation_id: conversation.id, sender_type: "agent" })
+        replies = page.data
+      }
+      assert.deepStrictEqual(replies.map((m) => [m.sender_id, m.content, m.citations]), [[
+        agent.id,
+        "We ship worldwide.",
+        [
+          { type: "kb_article", id: article.id, title: "Shipping", url: null }
+        ]
+      ]])
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("agents.ask answers from a published article with the same JSON as HTTP; a read token may ask (D53)", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "ask.db")}` })
     try {

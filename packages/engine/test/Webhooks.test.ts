@@ -111,6 +111,71 @@ describe("createSupportEngine with webhooks", () => {
     }
   })
 
+  it("dispose() mid-delivery gives the lease back: reopened on the same file, the delivery goes out at once", async () => {
+    // The first request is never answered (the attempt is in flight when the engine is disposed); later ones get 204.
+    const hits: Array<Hit> = []
+    let arrived: () => void = () => {}
+    const server = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.on("end", () => {
+        hits.push({ headers: req.headers, body: Buffer.concat(chunks) })
+        if (hits.length > 1) res.writeHead(204).end()
+        arrived()
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+    const nextHit = (count: number) =>
+      new Promise<void>((resolve) => {
+        arrived = () => hits.length >= count && resolve()
+        arrived()
+      })
+    const options = { databaseUrl: `file:${join(dir, "dispose.db")}`, webhooks: { allowPrivate: true } }
+    try {
+      const first = createSupportEngine(options)
+      const workspace = await first.workspaces.create({ name: "Acme" })
+      const webhook = await (await first.workspace(workspace.id)).webhooks.create({ url, events: ["customer.created"] })
+      await (await first.workspace(workspace.id)).customers.create({ email: "ada@example.com" })
+      await nextHit(1)
+      // Disposing interrupts the attempt in flight and releases its lease (the default lease is the 30 s timeout and
+      // more, far beyond this test's limit), without counting the attempt.
+      await first.dispose()
+
+      // Looked at with no dispatcher running: pending, not counted, and due now rather than at the lease's end.
+      const idle = createSupportEngine({ ...options, dispatcher: false })
+      try {
+        const [held] = (await (await idle.workspace(workspace.id)).webhooks.deliveries(webhook.id)).data
+        assert.deepStrictEqual([held?.status, held?.attempts], ["pending", 0])
+        assert.isAtMost(Date.parse(held!.next_attempt_at!), Date.now(), "due at once: the lease was given back")
+      } finally {
+        await idle.dispose()
+      }
+
+      const second = createSupportEngine(options)
+      try {
+        const api = await second.workspace(workspace.id)
+        await nextHit(2)
+        const [again] = hits.slice(1)
+        const payload = verifySync(again!.body, again!.headers, webhook.secret)
+        assert.strictEqual(payload.event, "customer.created")
+        for (;;) {
+          const [delivery] = (await api.webhooks.deliveries(webhook.id)).data
+          if (delivery?.status === "delivered") {
+            assert.deepStrictEqual([delivery.id, delivery.attempts], [payload.id, 1], "the interrupted try not counted")
+            break
+          }
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      } finally {
+        await second.dispose()
+      }
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+
   it("ping, recover and If-Match in process (D52): the ping reaches the receiver, verified; recover counts", async () => {
     const target = await receiver()
     const engine = createSupportEngine({

@@ -159,7 +159,7 @@ export const ServerLive: Layer.Layer<
 
 /**
  * The engine on `SUPPORT_DATABASE_URL` (D41), migrated when built, with its background work: the training
- * worker and the webhook dispatcher.
+ * worker, the AI reply worker (D53) and the webhook dispatcher.
  */
 export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.map(

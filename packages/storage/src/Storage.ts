@@ -16,7 +16,9 @@ import {
   type MessageRepo,
   type Outbox,
   type PassageIndex,
+  type ReplyJobs,
   type RowLocks,
+  type SecretCipher,
   type TrainingRepo,
   type Transactor,
   type UserRepo,
@@ -24,9 +26,10 @@ import {
   type WebhookRepo,
   type WorkspaceRepo
 } from "@support-engine/core"
-import { Effect, Layer, Redacted } from "effect"
+import { type ConfigError, Effect, Layer, Redacted } from "effect"
 import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
 import { SqlPassageIndexLive } from "./ai/SqlPassageIndex.js"
+import { SqlReplyJobsLive } from "./ai/SqlReplyJobs.js"
 import { SqlCompanyRepoLive } from "./companies/SqlCompanyRepo.js"
 import { SqlConversationRepoLive } from "./conversations/SqlConversationRepo.js"
 import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
@@ -34,12 +37,13 @@ import { SqlOutboxLive } from "./events/SqlOutbox.js"
 import { SqlIdempotencyStoreLive } from "./idempotency/SqlIdempotencyStore.js"
 import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
 import { Counters } from "./shared/Counters.js"
-import { parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
+import { type DatabaseUrl, parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
 import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
 import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
 import { DeliverySignal } from "./webhooks/DeliverySignal.js"
+import { secretCipherLayer, secretsAtStart } from "./webhooks/SecretsAtRest.js"
 import { SqlDeliveryQueueLive } from "./webhooks/SqlDeliveryQueue.js"
 import { SqlWebhookOpsLive } from "./webhooks/SqlWebhookOps.js"
 import { SqlWebhookRepoLive } from "./webhooks/SqlWebhookRepo.js"
@@ -65,6 +69,8 @@ export type StoragePorts =
   | RowLocks
   | IdempotencyStore
   | PassageIndex
+  | SecretCipher
+  | ReplyJobs
 
 /**
  * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
@@ -72,7 +78,7 @@ export type StoragePorts =
  */
 export const repositoriesWith = (
   ids: Layer.Layer<IdGenerator>
-): Layer.Layer<StoragePorts, never, SqlClient.SqlClient> =>
+): Layer.Layer<Exclude<StoragePorts, SecretCipher>, never, SqlClient.SqlClient | SecretCipher> =>
   Layer.mergeAll(
     SqlTransactorLive,
     SqlOutboxLive,
@@ -90,15 +96,20 @@ export const repositoriesWith = (
     SqlDeliveryQueueLive.pipe(Layer.provide(SqlOutboxLive)),
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,
-    SqlPassageIndexLive
+    SqlPassageIndexLive,
+    SqlReplyJobsLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
     Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, ids))
   )
 
-/** The repositories over whatever `SqlClient` is in context. */
-export const Repositories: Layer.Layer<StoragePorts, never, SqlClient.SqlClient> = repositoriesWith(IdGenerator.Default)
+/** The repositories over whatever `SqlClient` and `SecretCipher` are in context. */
+export const Repositories: Layer.Layer<
+  Exclude<StoragePorts, SecretCipher>,
+  never,
+  SqlClient.SqlClient | SecretCipher
+> = repositoriesWith(IdGenerator.Default)
 
 /** Runs pending migrations when the layer is built. */
 export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
@@ -122,22 +133,40 @@ export const clientLayer = (url: string): Layer.Layer<SqlClient.SqlClient> => {
     ).pipe(Layer.orDie)
 }
 
-/** Repositories on an existing client, migrated first. */
-export const layerFromClient: Layer.Layer<StoragePorts | SqlClient.SqlClient, never, SqlClient.SqlClient> = Layer
-  .provideMerge(Repositories, Migrated).pipe(
+/**
+ * Every port on the client in context: migrations, then the start of secrets at rest (SecretsAtRest.ts: the key
+ * checked against what is stored, plain text encrypted), then the repositories. `database` says where the key
+ * comes from when `SUPPORT_SECRET_KEY` is not set; a host's client (undefined) needs it set.
+ */
+const storageOnClient = (
+  database: DatabaseUrl | undefined,
+  ids: Layer.Layer<IdGenerator>
+): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError, SqlClient.SqlClient> =>
+  Layer.provideMerge(repositoriesWith(ids), Layer.effectDiscard(secretsAtStart).pipe(Layer.provide(Migrated))).pipe(
+    Layer.provideMerge(secretCipherLayer(database)),
     Layer.provideMerge(Layer.effectContext(Effect.context<SqlClient.SqlClient>()))
   )
 
-/** Storage for a database URL: client, migrations, repositories. */
-export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient> =>
-  layerFromClient.pipe(Layer.provide(clientLayer(url)))
+/**
+ * Repositories on an existing client, migrated first. Webhook secrets are encrypted with `SUPPORT_SECRET_KEY`,
+ * which must then be set (a `ConfigError` otherwise).
+ */
+export const layerFromClient: Layer.Layer<
+  StoragePorts | SqlClient.SqlClient,
+  ConfigError.ConfigError,
+  SqlClient.SqlClient
+> = storageOnClient(undefined, IdGenerator.Default)
+
+/**
+ * Storage for a database URL: client, migrations, repositories. Fails to build with a `ConfigError` when webhook
+ * secrets have no usable key (SecretsAtRest.ts).
+ */
+export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
+  storageOnClient(parseDatabaseUrl(url), IdGenerator.Default).pipe(Layer.provide(clientLayer(url)))
 
 /** `StorageLive` whose repositories draw ids from `ids` (for deterministic tests and simulations). */
 export const StorageWithIds = (
   url: string,
   ids: Layer.Layer<IdGenerator>
-): Layer.Layer<StoragePorts | SqlClient.SqlClient> =>
-  Layer.provideMerge(repositoriesWith(ids), Migrated).pipe(
-    Layer.provideMerge(Layer.effectContext(Effect.context<SqlClient.SqlClient>())),
-    Layer.provide(clientLayer(url))
-  )
+): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
+  storageOnClient(parseDatabaseUrl(url), ids).pipe(Layer.provide(clientLayer(url)))

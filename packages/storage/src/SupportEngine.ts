@@ -1,9 +1,10 @@
 /**
- * The engine's layer over the storage a URL names (D3): core services, the storage ports and the training worker.
+ * The engine's layer over the storage a URL names (D3): core services, the storage ports, the training worker and
+ * the AI reply worker.
  * The Promise API over it (`createSupportEngine`, with webhook subscriptions and the dispatcher) is assembled in
  * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
  */
-import { EngineLive, type EngineService, TrainingWorker } from "@support-engine/core"
+import { EngineLive, type EngineService, PreviousSecretSweep, ReplyWorker, TrainingWorker } from "@support-engine/core"
 import { Config, type ConfigError, Layer } from "effect"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
@@ -12,6 +13,11 @@ export interface EngineLayerOptions {
   readonly databaseUrl?: string
   /** Run the training worker in this process (D31). Default true; false for hosts that run it elsewhere. */
   readonly trainingWorker?: boolean
+  /**
+   * Run the AI reply worker in this process (D53): agents with `auto_reply` answer customer messages. Default
+   * true; false for hosts that run it elsewhere (another process on the same PostgreSQL database).
+   */
+  readonly replyWorker?: boolean
   /**
    * Background work to run beside the engine for as long as it lives (for example the webhook dispatcher
    * from `@support-engine/webhooks`).
@@ -35,10 +41,14 @@ export const engineLayer = (
   options: EngineLayerOptions = {}
 ): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
   const engine = EngineLive.pipe(Layer.provideMerge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL)))
-  // The training worker runs with the engine unless the host runs it elsewhere (D31); hosts add more (the dispatcher).
+  // The training and reply workers run with the engine unless the host runs them elsewhere (D31, D53); hosts add
+  // more (the dispatcher). Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap
+  // statement a minute.
   const background = [
+    Layer.discard(PreviousSecretSweep.Default),
     ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
+    ...(options.replyWorker === false ? [] : [ReplyWorker.layer()]),
     ...(options.background ?? [])
   ]
-  return background.length === 0 ? engine : Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
+  return Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
 }

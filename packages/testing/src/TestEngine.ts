@@ -10,6 +10,7 @@ import {
   EngineServices,
   HostResolver,
   IdGenerator,
+  ReplyWorker,
   TrainingProcessor,
   TrainingWorker,
   WebhookConfig,
@@ -39,7 +40,7 @@ const loopbackResolver = Layer.succeed(HostResolver, {
 })
 
 /**
- * The fallback polls of the dispatcher and the training worker look for work other processes wrote; a test has one
+ * The fallback polls of the dispatcher, the training worker and the reply worker look for work other processes wrote; a test has one
  * process, so they are a day: every wake-up is then a due time or a signal, and jumping the clock hours ahead does
  * not run thousands of polls.
  */
@@ -49,7 +50,10 @@ export const makeTestEngine = (options: TestEngineOptions = {}) => {
   // One generator for the services and the repositories (delivery ids), so a seeded Random fixes every id.
   const ids = IdGenerator.Deterministic
   const storage = StorageWithIds(options.databaseUrl ?? "file::memory:", ids)
-  const core = TrainingWorker.layer({ pollInterval: QUIET_POLL }).pipe(
+  const core = Layer.merge(
+    TrainingWorker.layer({ pollInterval: QUIET_POLL }),
+    ReplyWorker.layer({ pollInterval: QUIET_POLL })
+  ).pipe(
     Layer.provideMerge(EngineServices),
     Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.Default, ids)),
     Layer.provideMerge(storage)

@@ -1,18 +1,16 @@
 /** Storage port for agents. Every method is scoped by workspace (D11). */
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { AgentId, WorkspaceId } from "../shared/Ids.js"
-import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { Slice, SliceRequest, UniqueViolation } from "../shared/Repository.js"
 import type { Agent } from "./Agent.js"
 
-/**
- * The workspace already has an agent with this slug: two creates chose the same free slug at once. The unique index
- * is the backstop; the service retries with the next free slug.
- */
-export class SlugTaken extends Schema.TaggedError<SlugTaken>()("SlugTaken", { slug: Schema.String }) {}
-
 export class AgentRepo extends Context.Tag("@support-engine/core/AgentRepo")<AgentRepo, {
-  readonly insert: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError | SlugTaken>
+  /**
+   * `UniqueViolation` `agents.slug`: the workspace already has an agent with this slug (two creates chose the same free
+   * slug at once); the service retries with the next free slug.
+   */
+  readonly insert: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError | UniqueViolation>
   readonly update: (workspaceId: WorkspaceId, agent: Agent) => Effect.Effect<void, PersistenceError>
   readonly findById: (workspaceId: WorkspaceId, id: AgentId) => Effect.Effect<Option.Option<Agent>, PersistenceError>
   /** The subset of `ids` that are agents of the workspace. */

@@ -24,7 +24,7 @@ import {
   slugify,
   type UpdateAgent
 } from "./Agent.js"
-import { AgentRepo, type SlugTaken } from "./AgentRepo.js"
+import { AgentRepo } from "./AgentRepo.js"
 
 /** How many times a create is rerun when concurrent creates of the same name collide on a slug. */
 const SLUG_RETRIES = 20
@@ -124,11 +124,10 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
       })).pipe(
         // A concurrent create took the slug between our read and our insert (PostgreSQL runs transactions side by
         // side): the whole transaction rolled back, so run it again; it sees the other agent and picks the next slug.
-        Effect.retry({ while: (e) => e._tag === "SlugTaken", times: SLUG_RETRIES }),
+        Effect.retry({ while: (e) => e._tag === "UniqueViolation", times: SLUG_RETRIES }),
         Effect.catchTag(
-          "SlugTaken",
-          (e: SlugTaken) =>
-            Effect.fail(new PersistenceError({ reason: `no free slug for "${e.slug}" after ${SLUG_RETRIES} retries` }))
+          "UniqueViolation",
+          (e) => Effect.fail(new PersistenceError({ reason: `${e.key}: no free slug after ${SLUG_RETRIES} retries` }))
         )
       )
     })

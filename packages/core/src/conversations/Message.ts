@@ -1,5 +1,6 @@
 /** Messages (spec "Message", D29). */
 import { Schema } from "effect"
+import { Citation } from "../ai/Answer.js"
 import { ConversationId, CustomerId, MessageId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
@@ -24,6 +25,8 @@ export class Message extends Model.Class<Message>("Message")({
   bcc: Schema.Array(Schema.String),
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
+  /** Read-only: the sources of an AI agent's reply (D53); `[]` on every other message. */
+  citations: Schema.Array(Citation),
   created_at: Timestamp
 }) {}
 

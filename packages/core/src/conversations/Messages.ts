@@ -1,15 +1,18 @@
 /**
  * Messages (D28, D29). A message moves its conversation's `last_message_at` and, for the first public reply of a
- * user or agent, `first_response_at`; a customer's message marks the customer seen. Customer and user messages
- * record their events (D34); agent and system messages record none, as no event type covers them.
+ * user or agent, `first_response_at`; a customer's message marks the customer seen. Customer, user and agent
+ * messages record their events (D34, D53); a customer message an AI agent answers enqueues its reply job (D53).
  */
 import { DateTime, Effect, Option } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
+import { ReplyJobs } from "../ai/ReplyJobs.js"
+import { ReplySignal } from "../ai/ReplySignal.js"
 import { CustomerRepo } from "../customers/CustomerRepo.js"
+import type { EventType } from "../events/Event.js"
 import { encodeData, Events } from "../events/Events.js"
 import { InvalidSender, NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
-import { AgentId, type ConversationId, MessageId, UserId, type WorkspaceId } from "../shared/Ids.js"
+import { AgentId, type ConversationId, MessageId, ReplyJobId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, type SortKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
@@ -19,6 +22,14 @@ import { UserRepo } from "../workspaces/WorkspaceRepo.js"
 import { Conversation } from "./Conversation.js"
 import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
 import { type CreateMessage, type ListMessages, Message } from "./Message.js"
+
+/** The event of each sender's message (D34, D53); system messages record none, as no event type covers them. */
+const eventTypes: Record<Message["sender_type"], EventType | null> = {
+  customer: "conversation.customer.message.created",
+  user: "conversation.user.message.created",
+  agent: "conversation.agent.message.created",
+  system: null
+}
 
 /** Messages are listed by `sent_at` (D18); they are never edited, so sync follows `created_at` (D52). */
 const messageKey = (m: Message): SortKey => ({ newest: m.sent_at, updated: m.created_at, id: m.id })
@@ -33,6 +44,8 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
+    const replies = yield* ReplyJobs
+    const signal = yield* ReplySignal
 
     /** The sender must exist in the workspace; a customer sender must be the conversation's customer (D29). */
     const checkSender = (workspaceId: WorkspaceId, conversation: Conversation, input: CreateMessage) =>
@@ -58,14 +71,67 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
         return exists ? senderId : yield* invalid
       })
 
+    /**
+     * Whether the conversation's assignee is an agent that answers this message by itself (D53): a public customer
+     * message in an open, non-spam conversation assigned to an active, non-copilot agent with `auto_reply`.
+     */
+    const answeringAgent = (workspaceId: WorkspaceId, conversation: Conversation, message: Message) =>
+      Effect.gen(function*() {
+        if (message.sender_type !== "customer" || message.is_internal) return Option.none()
+        if (conversation.status !== "open" || conversation.is_spam) return Option.none()
+        if (conversation.assignee_type !== "agent" || conversation.assignee_id === null) return Option.none()
+        const agent = yield* agents.findById(workspaceId, AgentId.make(conversation.assignee_id))
+        return Option.filter(agent, (a) => a.is_active && a.auto_reply && !a.is_copilot)
+      })
+
+    /**
+     * Stores a message in the caller's transaction with everything it implies (D28, D34): the conversation's
+     * times, the customer seen, its event, and a reply job when an agent answers it (D53). For the engine's own
+     * writers (the reply loop); it checks no ability or sender. True when a reply job was enqueued.
+     */
+    const append = Tracing.fn("Messages.append")(
+      function*(workspaceId: WorkspaceId, conversation: Conversation, message: Message) {
+        yield* repo.insert(workspaceId, message)
+        const isResponse = !message.is_internal && (message.sender_type === "user" || message.sender_type === "agent")
+        const updated = new Conversation({
+          ...conversation,
+          last_message_at: conversation.last_message_at === null
+            ? message.sent_at
+            : DateTime.max(conversation.last_message_at, message.sent_at),
+          first_response_at: conversation.first_response_at === null && isResponse
+            ? message.sent_at
+            : conversation.first_response_at,
+          updated_at: message.created_at
+        })
+        yield* conversations.update(workspaceId, updated)
+        if (message.sender_type === "customer") {
+          yield* customers.markSeen(workspaceId, conversation.customer_id, message.sent_at)
+        }
+
+        const data = { conversation_id: conversation.id, message: encodeData(Message, message) }
+        const type = eventTypes[message.sender_type]
+        if (type !== null) yield* events.record(type, data)
+
+        const agent = yield* answeringAgent(workspaceId, conversation, message)
+        if (Option.isNone(agent)) return { conversation: updated, enqueued: false }
+        yield* replies.enqueue(workspaceId, {
+          id: ReplyJobId.make(yield* ids.uuid),
+          conversationId: conversation.id,
+          messageId: message.id,
+          agentId: agent.value.id,
+          at: message.created_at
+        })
+        return { conversation: updated, enqueued: true }
+      }
+    )
+
     const create = Tracing.fn("Messages.create")(function*(conversationId: ConversationId, input: CreateMessage) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
-      return yield* tx.withTransaction(Effect.gen(function*() {
+      const { enqueued, message } = yield* tx.withTransaction(Effect.gen(function*() {
         const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
         const senderId = yield* checkSender(workspaceId, conversation, input)
         const at = yield* now
-        const sentAt = input.sent_at ?? at
         const message = new Message({
           id: MessageId.make(yield* ids.uuid),
           conversation_id: conversation.id,
@@ -73,7 +139,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
           sender_id: senderId,
           customer_id: conversation.customer_id,
           content: input.content,
-          sent_at: sentAt,
+          sent_at: input.sent_at ?? at,
           is_internal: input.is_internal ?? false,
           from: input.from ?? [],
           to: input.to ?? [],
@@ -81,31 +147,15 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
           bcc: input.bcc ?? [],
           email_status: null,
           email_error_message: null,
+          citations: [],
           created_at: at
         })
-        yield* repo.insert(workspaceId, message)
-
-        const isResponse = !message.is_internal && (message.sender_type === "user" || message.sender_type === "agent")
-        yield* conversations.update(
-          workspaceId,
-          new Conversation({
-            ...conversation,
-            last_message_at: conversation.last_message_at === null
-              ? sentAt
-              : DateTime.max(conversation.last_message_at, sentAt),
-            first_response_at: conversation.first_response_at === null && isResponse
-              ? sentAt
-              : conversation.first_response_at,
-            updated_at: at
-          })
-        )
-        if (message.sender_type === "customer") yield* customers.markSeen(workspaceId, conversation.customer_id, sentAt)
-
-        const data = { conversation_id: conversation.id, message: encodeData(Message, message) }
-        if (message.sender_type === "customer") yield* events.record("conversation.customer.message.created", data)
-        if (message.sender_type === "user") yield* events.record("conversation.user.message.created", data)
-        return message
+        const { enqueued } = yield* append(workspaceId, conversation, message)
+        return { enqueued, message }
       }))
+      // After the commit, so the woken worker finds the job.
+      if (enqueued) yield* signal.notify
+      return message
     })
 
     const remove = Tracing.fn("Messages.delete")(function*(id: MessageId) {
@@ -122,7 +172,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
       return plan.page(items, total, messageKey)
     })
 
-    return { create, delete: remove, list } as const
+    return { create, append, delete: remove, list } as const
   }),
-  dependencies: [Events.Default]
+  dependencies: [Events.Default, ReplySignal.Default]
 }) {}

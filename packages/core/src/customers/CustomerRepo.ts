@@ -1,8 +1,8 @@
 /** Storage port for customers. Every method is scoped by workspace (D11). */
 import { Context, type DateTime, type Effect, type Option } from "effect"
-import type { PersistenceError, ValidationError } from "../shared/Errors.js"
+import type { PersistenceError } from "../shared/Errors.js"
 import type { CompanyId, CustomerId, WorkspaceId } from "../shared/Ids.js"
-import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { ForeignKeyViolation, Slice, SliceRequest, UniqueViolation } from "../shared/Repository.js"
 import type { Customer } from "./Customer.js"
 
 export interface CustomerFilter {
@@ -13,15 +13,18 @@ export interface CustomerFilter {
 }
 
 export class CustomerRepo extends Context.Tag("@support-engine/core/CustomerRepo")<CustomerRepo, {
-  /** Fails with a 422 on `email` when the workspace already has that email (the unique index is the backstop). */
+  /**
+   * `UniqueViolation` `customers.email`: the workspace already has that email; `ForeignKeyViolation`
+   * `customers.company_id`: the company was deleted meanwhile. The service checks both first; these are the backstops.
+   */
   readonly insert: (
     workspaceId: WorkspaceId,
     customer: Customer
-  ) => Effect.Effect<void, PersistenceError | ValidationError>
+  ) => Effect.Effect<void, PersistenceError | UniqueViolation | ForeignKeyViolation>
   readonly update: (
     workspaceId: WorkspaceId,
     customer: Customer
-  ) => Effect.Effect<void, PersistenceError | ValidationError>
+  ) => Effect.Effect<void, PersistenceError | UniqueViolation | ForeignKeyViolation>
   readonly findById: (
     workspaceId: WorkspaceId,
     id: CustomerId

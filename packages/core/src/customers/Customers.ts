@@ -5,12 +5,13 @@
 import { Effect, Option } from "effect"
 import { CompanyRepo } from "../companies/CompanyRepo.js"
 import { encodeData, Events } from "../events/Events.js"
-import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
+import { NotFound, orNotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
+import type { ForeignKeyViolation, UniqueViolation } from "../shared/Repository.js"
 import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -19,6 +20,19 @@ import { type CreateCustomer, Customer, type ListCustomers, normalizeEmail, type
 import { CustomerRepo } from "./CustomerRepo.js"
 
 const editable = ["first_name", "last_name", "email", "phone", "locale", "country", "company_id"] as const
+
+const emailTaken = ValidationError.field("email", "has already been taken")
+const companyGone = ValidationError.field("company_id", "must be a company of the workspace")
+
+/**
+ * The indexes' answers when a concurrent write got past the service's checks: the same 422s the checks give. (A
+ * duplicate email is refused by a unique index, a company deleted meanwhile by the foreign key.)
+ */
+const backstops = (self: Effect.Effect<void, PersistenceError | UniqueViolation | ForeignKeyViolation>) =>
+  Effect.catchTags(self, {
+    UniqueViolation: () => Effect.fail(emailTaken),
+    ForeignKeyViolation: () => Effect.fail(companyGone)
+  })
 
 export class Customers extends Effect.Service<Customers>()("@support-engine/core/Customers", {
   effect: Effect.gen(function*() {
@@ -47,7 +61,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
           repo.findByEmail(workspaceId, email),
           (found) =>
             Option.isSome(found) && found.value.id !== self
-              ? Effect.fail(ValidationError.field("email", "has already been taken"))
+              ? Effect.fail(emailTaken)
               : Effect.void
         )
 
@@ -76,7 +90,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
           created_at: at,
           updated_at: at
         })
-        yield* repo.insert(principal.workspaceId, customer)
+        yield* repo.insert(principal.workspaceId, customer).pipe(backstops)
         yield* events.record("customer.created", encodeData(Customer, customer))
         return customer
       }))
@@ -109,7 +123,7 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
           }
           if (changed.includes("company_id")) yield* checkCompany(principal.workspaceId, next.company_id)
           if (changed.includes("email")) yield* checkEmail(principal.workspaceId, next.email, id)
-          yield* repo.update(principal.workspaceId, next)
+          yield* repo.update(principal.workspaceId, next).pipe(backstops)
           yield* events.record("customer.updated", encodeData(Customer, next))
           return next
         }))

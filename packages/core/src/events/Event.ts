@@ -16,6 +16,9 @@ export const EventType = Schema.Literal(
   "conversation.tags.updated",
   "conversation.customer.message.created",
   "conversation.user.message.created",
+  // The AI reply loop (D53): an agent's reply, and a handoff to a person with its reason.
+  "conversation.agent.message.created",
+  "conversation.escalated",
   "customer.created",
   "customer.updated",
   "customer.deleted",

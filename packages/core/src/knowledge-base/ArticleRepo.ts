@@ -1,26 +1,22 @@
 /** Storage port for knowledge-base articles, translations and revisions. Scoped by workspace (D11). */
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { ArticleId, RevisionId, WorkspaceId } from "../shared/Ids.js"
-import type { Slice, SliceRequest } from "../shared/Repository.js"
+import type { Slice, SliceRequest, UniqueViolation } from "../shared/Repository.js"
 import type { Article, ArticleStatus, Revision, Translation } from "./Article.js"
 
 /**
- * A translation hit a unique index: its slug is taken in its locale, or its locale was added to the article by a
- * concurrent write. The service chose a free slug and a missing locale when it read, so this only happens when
- * another transaction got there first; the service reruns its transaction, which then sees the other write.
+ * Translation writes fail with `UniqueViolation` `kb_article_translations.locale_slug` when the slug is taken in its
+ * locale, or the locale was added to the article by a concurrent write. The service chose a free slug and a missing
+ * locale when it read, so this only happens when another transaction got there first; the service reruns its
+ * transaction, which then sees the other write.
  */
-export class TranslationConflict extends Schema.TaggedError<TranslationConflict>()("TranslationConflict", {
-  locale: Schema.String,
-  slug: Schema.String
-}) {}
-
 export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")<ArticleRepo, {
   /** Inserts the article and its translations. */
   readonly insert: (
     workspaceId: WorkspaceId,
     article: Article
-  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  ) => Effect.Effect<void, PersistenceError | UniqueViolation>
   readonly findById: (
     workspaceId: WorkspaceId,
     id: ArticleId
@@ -36,13 +32,13 @@ export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")
     workspaceId: WorkspaceId,
     articleId: ArticleId,
     translation: Translation
-  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  ) => Effect.Effect<void, PersistenceError | UniqueViolation>
   /** Rewrites the translation of `translation.locale`. */
   readonly updateTranslation: (
     workspaceId: WorkspaceId,
     articleId: ArticleId,
     translation: Translation
-  ) => Effect.Effect<void, PersistenceError | TranslationConflict>
+  ) => Effect.Effect<void, PersistenceError | UniqueViolation>
   /** Deletes the article with its translations and revisions. False when absent. */
   readonly delete: (workspaceId: WorkspaceId, id: ArticleId) => Effect.Effect<boolean, PersistenceError>
   /** Newest first (`created_at` desc, `id` desc, D18); unfiltered `total` from the workspace counter. */

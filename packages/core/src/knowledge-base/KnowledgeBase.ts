@@ -10,6 +10,7 @@ import { ArticleId, RevisionId, type WorkspaceId } from "../shared/Ids.js"
 import { immutableKey, planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
+import { UniqueViolation } from "../shared/Repository.js"
 import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -26,13 +27,13 @@ import {
   type TranslationInput,
   type UpdateArticle
 } from "./Article.js"
-import { ArticleRepo, TranslationConflict } from "./ArticleRepo.js"
+import { ArticleRepo } from "./ArticleRepo.js"
 
 const isLocale = Schema.is(Locale)
 
 /** How many times a write is rerun after losing a race for a slug or a locale (PostgreSQL only; SQLite serialises). */
 const CONFLICT_RETRIES = 20
-const isConflict = (error: unknown): error is TranslationConflict => error instanceof TranslationConflict
+const isConflict = (error: unknown): error is UniqueViolation => error instanceof UniqueViolation
 
 /**
  * Reruns a whole write transaction that a concurrent one beat to a slug or a locale: the transaction rolled back, and
@@ -40,14 +41,14 @@ const isConflict = (error: unknown): error is TranslationConflict => error insta
  * for a given slug that is now taken).
  */
 const retryConflicts = <A, E, R>(
-  self: Effect.Effect<A, E | TranslationConflict, R>
+  self: Effect.Effect<A, E | UniqueViolation, R>
 ): Effect.Effect<A, E | PersistenceError, R> =>
   self.pipe(
     Effect.retry({ while: isConflict, times: CONFLICT_RETRIES }),
     Effect.catchIf(isConflict, (e) =>
       Effect.fail(
         new PersistenceError({
-          reason: `translation ${e.locale}/${e.slug} conflicts after ${CONFLICT_RETRIES} retries`
+          reason: `${e.key}: conflicts after ${CONFLICT_RETRIES} retries`
         })
       ))
   )

@@ -45,3 +45,6 @@ export const WebhookId = uuid("WebhookId")
 export type WebhookId = typeof WebhookId.Type
 export const DeliveryId = uuid("DeliveryId")
 export type DeliveryId = typeof DeliveryId.Type
+
+export const ReplyJobId = uuid("ReplyJobId")
+export type ReplyJobId = typeof ReplyJobId.Type

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Schema } from "effect"
 import { InsufficientAbility } from "./Errors.js"
-import type { ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
+import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
 import * as Model from "./Model.js"
 
 export const Ability = Schema.Literal("external-api:read", "external-api:write")
@@ -22,6 +22,9 @@ export class Actor extends Model.Class<Actor>("Actor")({
   }
   static user(id: UserId): Actor {
     return new Actor({ type: "user", id })
+  }
+  static agent(id: AgentId): Actor {
+    return new Actor({ type: "agent", id })
   }
 }
 

@@ -1,5 +1,5 @@
 /** Shapes shared by the repository ports. */
-import type { DateTime } from "effect"
+import { type DateTime, Schema } from "effect"
 import type { ListOrder } from "./Cursor.js"
 import type { PageRequest } from "./Pagination.js"
 
@@ -28,3 +28,21 @@ export interface Slice<A> {
   /** 0 when the request said `count: false`. */
   readonly total: number
 }
+
+/**
+ * The one way a repository reports a unique conflict (issue 14): a write hit a unique index. `key` names the index as
+ * `<table>.<columns>` (`agents.slug`, `customers.email`, `kb_article_translations.locale_slug`); the port says which
+ * keys a method can hit, and the service decides what the conflict means (a retry, or a 422 on a field). The index is
+ * the backstop: services check first, so this only happens when a concurrent transaction got there first.
+ */
+export class UniqueViolation extends Schema.TaggedError<UniqueViolation>()("UniqueViolation", {
+  key: Schema.String
+}) {}
+
+/**
+ * A write referred to a row that a concurrent transaction deleted (a foreign key refused it). `key` names the column
+ * as `<table>.<column>`.
+ */
+export class ForeignKeyViolation extends Schema.TaggedError<ForeignKeyViolation>()("ForeignKeyViolation", {
+  key: Schema.String
+}) {}

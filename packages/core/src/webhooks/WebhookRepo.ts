@@ -53,6 +53,11 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
   /**
+   * Erases, in every workspace, the previous secrets whose grace period ended by `at`, with their expiry (D46):
+   * an expired secret is not kept at rest. Answers how many.
+   */
+  readonly erasePreviousSecrets: (at: DateTime.Utc) => Effect.Effect<number, PersistenceError>
+  /**
    * Activates the webhook, resets its failure count, and makes its paused deliveries (redelivered while it was
    * inactive) due at `at`.
    */

@@ -1,14 +1,6 @@
 /** Agents on `@effect/sql`. */
 import { SqlClient } from "@effect/sql"
-import {
-  Agent,
-  AgentId,
-  AgentRepo,
-  EscalationRule,
-  ProhibitedPhrase,
-  SlugTaken,
-  WorkspaceId
-} from "@support-engine/core"
+import { Agent, AgentId, AgentRepo, EscalationRule, ProhibitedPhrase, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
@@ -92,9 +84,8 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             ${a.max_messages_per_session}, ${a.tone}, ${a.response_length}, ${p.bool(a.is_active)},
             ${p.bool(a.is_copilot)}, ${p.bool(a.auto_reply)}, ${a.model}, ${v.phrases}, ${v.rules}, ${ts(a.created_at)},
             ${ts(a.updated_at)})`.pipe(
-            orUnique,
             // The id is a fresh UUID, so the only unique index an insert can hit is (workspace_id, slug).
-            Effect.catchTag("UniqueViolation", () => Effect.fail(new SlugTaken({ slug: a.slug })))
+            orUnique("agents.slug")
           ),
           counters.add(workspaceId, COUNTER, 1)
         )

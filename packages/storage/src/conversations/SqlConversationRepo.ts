@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import {
   AgentId,
   AssigneeType,
+  Citation,
   Conversation,
   ConversationChannel,
   ConversationId,
@@ -63,13 +64,16 @@ const MessageRow = Schema.Struct({
   addresses: DbJson(Addresses),
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
+  citations: Schema.NullOr(DbJson(Schema.Array(Citation))),
   created_at: DbTimestamp
 })
+const encodeCitations = Schema.encodeSync(Schema.Array(Citation))
 
 const CONVERSATIONS = "conversations"
 const MESSAGES = "messages"
 const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row, true)
-const toMessage = ({ addresses, ...row }: typeof MessageRow.Type) => new Message({ ...row, ...addresses }, true)
+const toMessage = ({ addresses, citations, ...row }: typeof MessageRow.Type) =>
+  new Message({ ...row, ...addresses, citations: citations ?? [] }, true)
 
 const ConversationFilter = Schema.Struct({
   workspace_id: WorkspaceId,
@@ -193,7 +197,12 @@ export const SqlConversationRepoLive: Layer.Layer<
         counters.add(workspaceId, CONVERSATIONS, 1)
       ),
     update: (workspaceId, c) =>
-      sql`UPDATE conversations SET agent_id = ${c.agent_id}, subject = ${c.subject}, status = ${c.status},
+      // Opening a closed conversation starts a new session for an AI agent's message limit (D53).
+      sql`UPDATE conversations SET ${
+        c.status === "open"
+          ? sql`reopened_at = CASE WHEN status = 'closed' THEN ${ts(c.updated_at)} ELSE reopened_at END,`
+          : sql``
+      } agent_id = ${c.agent_id}, subject = ${c.subject}, status = ${c.status},
           priority = ${c.priority}, assignee_id = ${c.assignee_id}, assignee_type = ${c.assignee_type},
           tags = ${p.json(c.tags)}, closed_at = ${tsOrNull(c.closed_at)},
           first_response_at = ${tsOrNull(c.first_response_at)}, last_message_at = ${tsOrNull(c.last_message_at)},
@@ -242,10 +251,13 @@ export const SqlConversationRepoLive: Layer.Layer<
     insert: (workspaceId, m) =>
       Effect.zipRight(
         sql`INSERT INTO messages (id, workspace_id, conversation_id, sender_type, sender_id, customer_id, content,
-          sent_at, is_internal, addresses, email_status, email_error_message, created_at) VALUES (${m.id},
+          sent_at, is_internal, addresses, email_status, email_error_message, citations, created_at) VALUES (${m.id},
           ${workspaceId}, ${m.conversation_id}, ${m.sender_type}, ${m.sender_id}, ${m.customer_id}, ${m.content},
           ${ts(m.sent_at)}, ${p.bool(m.is_internal)}, ${p.json({ from: m.from, to: m.to, cc: m.cc, bcc: m.bcc })},
-          ${m.email_status}, ${m.email_error_message}, ${ts(m.created_at)})`.pipe(mapSqlError),
+          ${m.email_status}, ${m.email_error_message},
+          ${m.citations.length === 0 ? null : p.json(encodeCitations(m.citations))}, ${ts(m.created_at)})`.pipe(
+          mapSqlError
+        ),
         counters.add(workspaceId, MESSAGES, 1)
       ),
     delete: (workspaceId, id) =>

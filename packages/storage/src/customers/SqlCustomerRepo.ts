@@ -1,14 +1,6 @@
 /** Customers on `@effect/sql`. */
 import { SqlClient } from "@effect/sql"
-import {
-  CompanyId,
-  Customer,
-  CustomerId,
-  CustomerRepo,
-  normalizeEmail,
-  ValidationError,
-  WorkspaceId
-} from "@support-engine/core"
+import { CompanyId, Customer, CustomerId, CustomerRepo, normalizeEmail, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
@@ -36,9 +28,8 @@ const CustomerRow = Schema.Struct({
 const COUNTER = "customers"
 const ORDER = { newest: "created_at", updated: "updated_at" }
 const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
-const emailTaken = ValidationError.field("email", "has already been taken")
-// The service checks the company first; the foreign key catches a company deleted by a concurrent transaction.
-const companyGone = ValidationError.field("company_id", "must be a company of the workspace")
+// The keys core's Customers maps to 422s: a duplicate email, a company deleted by a concurrent transaction.
+const keys = { unique: "customers.email", foreign: "customers.company_id" }
 const COLUMNS = "id, first_name, last_name, email, phone, locale, country, company_id, avatar_url, first_seen_at, " +
   "last_seen_at, created_at, updated_at"
 
@@ -133,11 +124,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             ${workspaceId}, ${c.first_name}, ${c.last_name}, ${c.email}, ${email(c)}, ${c.phone}, ${c.locale},
             ${c.country}, ${c.company_id}, ${c.avatar_url}, ${ts(c.first_seen_at)}, ${ts(c.last_seen_at)},
             ${ts(c.created_at)}, ${ts(c.updated_at)})`.pipe(
-            orConstraint,
-            Effect.catchTags({
-              UniqueViolation: () => Effect.fail(emailTaken),
-              ForeignKeyViolation: () => Effect.fail(companyGone)
-            })
+            orConstraint(keys)
           ),
           counters.add(workspaceId, COUNTER, 1)
         ),
@@ -147,11 +134,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             company_id = ${c.company_id}, avatar_url = ${c.avatar_url}, updated_at = ${ts(c.updated_at)}
             WHERE workspace_id = ${workspaceId} AND id = ${c.id}`.pipe(
           Effect.asVoid,
-          orConstraint,
-          Effect.catchTags({
-            UniqueViolation: () => Effect.fail(emailTaken),
-            ForeignKeyViolation: () => Effect.fail(companyGone)
-          })
+          orConstraint(keys)
         ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.map(toCustomer)), mapSqlError),

@@ -7,11 +7,9 @@ import {
   ArticleRepo,
   ArticleSource,
   ArticleStatus,
-  type PersistenceError,
   Revision,
   RevisionId,
   Translation,
-  TranslationConflict,
   WorkspaceId
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -19,7 +17,7 @@ import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/C
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
-import { mapSqlError, orUnique, type UniqueViolation } from "../shared/SqlErrors.js"
+import { mapSqlError, orUnique } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
 
 const ArticleRow = Schema.Struct({
@@ -202,18 +200,12 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     })
 
     /** The only unique indexes a translation write can hit are (article_id, locale) and (workspace_id, locale, slug). */
-    const conflict = (t: Translation) => <A, R>(self: Effect.Effect<A, PersistenceError | UniqueViolation, R>) =>
-      Effect.catchTag(
-        self,
-        "UniqueViolation",
-        () => Effect.fail(new TranslationConflict({ locale: t.locale, slug: t.slug }))
-      )
+    const conflict = orUnique("kb_article_translations.locale_slug")
 
     const insertAt = (workspaceId: WorkspaceId, articleId: ArticleId, t: Translation, position: number) =>
       sql`INSERT INTO kb_article_translations ${sql.insert(translationRow(workspaceId, articleId, t, position))}`.pipe(
         Effect.asVoid,
-        orUnique,
-        conflict(t)
+        conflict
       )
     const nextPosition = RowSchema.single({
       Request: ArticleId,
@@ -234,7 +226,6 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             created_at, updated_at) VALUES (${a.id}, ${workspaceId}, ${a.category_id}, ${a.position}, ${a.status},
             ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`.pipe(
           mapSqlError,
-          // One statement per translation, so a conflict names the translation that hit it.
           Effect.zipRight(Effect.forEach(a.translations, (t, i) => insertAt(workspaceId, a.id, t, i))),
           Effect.zipRight(counters.add(workspaceId, COUNTER, 1))
         ),
@@ -265,8 +256,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             canonical_url = ${t.canonical_url}, og_image_url = ${t.og_image_url}, updated_at = ${ts(t.updated_at)}
             WHERE workspace_id = ${workspaceId} AND article_id = ${articleId} AND locale = ${t.locale}`.pipe(
           Effect.asVoid,
-          orUnique,
-          conflict(t)
+          conflict
         ),
       delete: (workspaceId, id) =>
         sql`DELETE FROM kb_articles WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING id`.pipe(

@@ -20,6 +20,7 @@ import agentAutoReply from "../migrations/0017_agent_auto_reply.js"
 import oneSerialisation from "../migrations/0019_one_serialisation.js"
 import webhookOperations from "../migrations/0023_webhook_operations.js"
 import fairDelivery from "../migrations/0024_fair_delivery.js"
+import replyLoop from "../migrations/0026_reply_loop.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -36,7 +37,8 @@ export const migrations = {
   "0017_agent_auto_reply": agentAutoReply,
   "0019_one_serialisation": oneSerialisation,
   "0023_webhook_operations": webhookOperations,
-  "0024_fair_delivery": fairDelivery
+  "0024_fair_delivery": fairDelivery,
+  "0026_reply_loop": replyLoop
 }
 
 /** Runs every pending migration; returns what ran. */

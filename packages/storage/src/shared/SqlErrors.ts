@@ -1,25 +1,17 @@
 /**
- * The storage boundary: no `SqlError` or `ParseError` crosses a port. Unique violations become
- * `UniqueViolation` (the calling repository turns them into its domain error); everything else becomes
- * one `PersistenceError`.
+ * The storage boundary: no `SqlError` or `ParseError` crosses a port. A unique or foreign-key violation becomes core's
+ * `UniqueViolation` / `ForeignKeyViolation` with the key the repository names (the port says which keys a method can
+ * hit, and the core service decides what it means); everything else becomes one `PersistenceError`.
  */
 import type { SqlError } from "@effect/sql"
-import { PersistenceError } from "@support-engine/core"
-import { type Cause, Effect, type ParseResult, Schema } from "effect"
-
-export class UniqueViolation extends Schema.TaggedError<UniqueViolation>()("UniqueViolation", {
-  constraint: Schema.String
-}) {}
+import { ForeignKeyViolation, PersistenceError, UniqueViolation } from "@support-engine/core"
+import { type Cause, Effect, type ParseResult } from "effect"
 
 const causeText = (cause: unknown): string => {
   if (typeof cause !== "object" || cause === null) return String(cause)
   const c = cause as { code?: unknown; message?: unknown; constraint?: unknown }
   return `${String(c.code ?? "")} ${String(c.message ?? "")} ${String(c.constraint ?? "")}`
 }
-
-export class ForeignKeyViolation extends Schema.TaggedError<ForeignKeyViolation>()("ForeignKeyViolation", {
-  constraint: Schema.String
-}) {}
 
 /** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY`, PostgreSQL `23503`. */
 export const isForeignKeyViolation = (error: SqlError.SqlError): boolean => {
@@ -47,27 +39,29 @@ export const mapSqlError = <A, R>(
   self: Effect.Effect<A, StorageFailure, R>
 ): Effect.Effect<A, PersistenceError, R> => Effect.mapError(self, toPersistenceError)
 
-/** Like `mapSqlError`, but a unique violation becomes `UniqueViolation` naming the violated constraint. */
-export const orUnique = <A, R>(
+/** Like `mapSqlError`, but a unique violation becomes `UniqueViolation` with `key` (`<table>.<columns>`). */
+export const orUnique = (key: string) =>
+<A, R>(
   self: Effect.Effect<A, StorageFailure, R>
 ): Effect.Effect<A, PersistenceError | UniqueViolation, R> =>
   Effect.mapError(self, (error) =>
     error._tag === "SqlError" && isUniqueViolation(error)
-      ? new UniqueViolation({ constraint: causeText(error.cause) })
+      ? new UniqueViolation({ key })
       : toPersistenceError(error))
 
 /**
  * Like `orUnique`, and a foreign-key violation (a referenced row deleted by a concurrent transaction) becomes
  * `ForeignKeyViolation`, so both dialects report it as the same domain error.
  */
-export const orConstraint = <A, R>(
+export const orConstraint = (keys: { readonly unique: string; readonly foreign: string }) =>
+<A, R>(
   self: Effect.Effect<A, StorageFailure, R>
 ): Effect.Effect<A, PersistenceError | UniqueViolation | ForeignKeyViolation, R> =>
   Effect.mapError(self, (error) =>
     error._tag !== "SqlError"
       ? toPersistenceError(error)
       : isUniqueViolation(error)
-      ? new UniqueViolation({ constraint: causeText(error.cause) })
+      ? new UniqueViolation({ key: keys.unique })
       : isForeignKeyViolation(error)
-      ? new ForeignKeyViolation({ constraint: causeText(error.cause) })
+      ? new ForeignKeyViolation({ key: keys.foreign })
       : toPersistenceError(error))

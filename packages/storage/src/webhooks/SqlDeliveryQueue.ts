@@ -13,6 +13,7 @@ import {
   type DeliveryOutcome,
   DeliveryQueue,
   type DeliveryStatus,
+  SecretCipher,
   WebhookId
 } from "@support-engine/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -33,13 +34,14 @@ const statusOf = (outcome: DeliveryOutcome): DeliveryStatus =>
 export const SqlDeliveryQueueLive: Layer.Layer<
   DeliveryQueue,
   never,
-  SqlClient.SqlClient | IdGenerator | DeliverySignal | Outbox
+  SqlClient.SqlClient | IdGenerator | DeliverySignal | Outbox | SecretCipher
 > = Layer
   .effect(
     DeliveryQueue,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const signal = yield* DeliverySignal
+      const cipher = yield* SecretCipher
       const enqueue = yield* makeFanOut
       const recordDeactivation = yield* makeDeactivationEvent(enqueue)
       const p = params(sql)
@@ -271,7 +273,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           })
           if (rows.length === 0) return []
           const claimed = yield* loadClaimed({ ids: rows.map((r) => r.id), claimant })
-          return claimed.map(toClaimed(claimant))
+          return yield* Effect.forEach(claimed, toClaimed(claimant, cipher))
         })
 
       /**
@@ -310,7 +312,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
 
       return DeliveryQueue.of({
         enqueue,
-        claimDue: (request) => claimRows(request).pipe(mapSqlError),
+        claimDue: (request) => claimRows(request).pipe(persist),
         complete: (claimed, attempt, outcome, at) =>
           Effect.map(
             completeAndClaim([{ claimed, attempt, outcome }], at, undefined),
@@ -318,7 +320,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           ),
         completeAndClaim: (completions, at, next) =>
           completions.length === 0
-            ? claimRows(next).pipe(mapSqlError, Effect.map((claimed) => ({ held: [], deactivated: [], claimed })))
+            ? claimRows(next).pipe(persist, Effect.map((claimed) => ({ held: [], deactivated: [], claimed })))
             : completeAndClaim(completions, at, next),
         release: (claimant, at) =>
           sql`UPDATE webhook_deliveries SET claimed_by = NULL, leased_until = NULL, next_attempt_at = ${ts(at)}

@@ -7,6 +7,7 @@ import {
   Actor,
   type ClaimedDelivery,
   DeactivationReason,
+  decryptSecret,
   DeliveryId,
   DeliveryStatus,
   Event,
@@ -14,13 +15,15 @@ import {
   EventId,
   EventType,
   OrganizationId,
-  type PersistenceError,
+  PersistenceError,
+  type SecretCipherShape,
   Webhook,
   WebhookEventType,
   WebhookId,
+  webhookSecretContext,
   WorkspaceId
 } from "@support-engine/core"
-import { type Cause, Effect, type ParseResult, Schema } from "effect"
+import { type Cause, Effect, type ParseResult, Redacted, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
@@ -101,15 +104,40 @@ export const ClaimedRow = Schema.Struct({
 
 export const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: DeliveryId })))
 
-export const toClaimed = (claimant: string) => (row: typeof ClaimedRow.Type): ClaimedDelivery => ({
+/**
+ * A claimed row as the dispatcher needs it, its secrets decrypted (SecretsAtRest.ts). A value that does not decrypt
+ * (changed in the database, since start checks the keys) fails the claim with a `PersistenceError`.
+ */
+export const toClaimed = (claimant: string, cipher: SecretCipherShape) =>
+(
+  row: typeof ClaimedRow.Type
+): Effect.Effect<ClaimedDelivery, PersistenceError> =>
+  Effect.gen(function*() {
+    const context = webhookSecretContext(row.webhook_id)
+    const open = (stored: Redacted.Redacted<string>) =>
+      Effect.mapError(
+        decryptSecret(cipher, Redacted.value(stored), context),
+        (error) => new PersistenceError({ reason: `webhook ${row.webhook_id}: ${error.message}`, cause: error })
+      )
+    const current = yield* open(row.secret)
+    const previous = row.previous_secret === null ? null : yield* open(row.previous_secret)
+    return claimedOf(claimant, row, current, previous)
+  })
+
+const claimedOf = (
+  claimant: string,
+  row: typeof ClaimedRow.Type,
+  current: Redacted.Redacted<string>,
+  previous: Redacted.Redacted<string> | null
+): ClaimedDelivery => ({
   id: row.id,
   workspaceId: row.workspace_id,
   organizationId: row.organization_id,
   webhookId: row.webhook_id,
   url: row.url,
   secrets: {
-    current: row.secret,
-    previous: row.previous_secret,
+    current,
+    previous,
     previousExpiresAt: row.previous_secret_expires_at
   },
   // Every field was checked when the row was decoded (ClaimedRow): the models need no second check.

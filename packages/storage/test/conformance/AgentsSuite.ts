@@ -66,10 +66,14 @@ export const agentsSuite = (adapter: Adapter) =>
           "agent.created",
           "agent.created"
         ])
-        // Straight to the port, past the service's choice of a free slug: the index refuses with SlugTaken.
+        // Straight to the port, past the service's choice of a free slug: the index refuses with the one conflict
+        // convention, UniqueViolation naming the key.
         const copy = new Agent({ ...created[0]!, id: AgentId.make("00000000-0000-7000-8000-000000000005") })
         const error = yield* Effect.flip((yield* AgentRepo).insert(workspace.id, copy))
-        assert.strictEqual(error._tag, "SlugTaken")
+        assert.deepStrictEqual([error._tag, error._tag === "UniqueViolation" && error.key], [
+          "UniqueViolation",
+          "agents.slug"
+        ])
       }).pipe(provide))
 
     it.effect("the model comes from SUPPORT_DEFAULT_AGENT_MODEL and an update may not send one (D13, D23)", () =>
@@ -83,7 +87,12 @@ export const agentsSuite = (adapter: Adapter) =>
         assert.strictEqual(unknownIgnored.name, "X")
       }).pipe(
         provide,
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])))
+        // Over the environment, which holds what the storage needs (SUPPORT_SECRET_KEY on PostgreSQL).
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])).pipe(
+            ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+          )
+        )
       ))
 
     it.effect("limits at the bound and one past it; strings are not numbers or booleans (D13, D33)", () =>

@@ -16,13 +16,13 @@ import {
   type Workspace,
   Workspaces
 } from "@support-engine/core"
-import { Effect, Layer } from "effect"
+import { type ConfigError, Effect, Layer } from "effect"
 import type { StoragePorts } from "../../src/Storage.js"
 
 export interface Adapter {
   readonly name: string
   /** A fresh storage layer over the adapter's test database (already migrated when built). */
-  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient>
+  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError>
   /**
    * Run with tracing off (core's Tracing.ts), as the standalone server and the Promise facade do: spans are
    * skipped, and on SQLite statements take their direct path (SqliteClient.ts). Effect's default (on) otherwise.
@@ -51,7 +51,7 @@ export const provideEngine = (adapter: Adapter) => <A, E>(self: Effect.Effect<A,
 export const makeWorkspace = (
   abilities: ReadonlyArray<Ability> = ["external-api:write"],
   name = "Acme"
-): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, TestEngine> =>
+): Effect.Effect<{ readonly workspace: Workspace; readonly principal: PrincipalShape }, never, Workspaces | Tokens> =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name }))
     const { token } = yield* (yield* Tokens).create(

@@ -561,6 +561,9 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           Effect.flip(repo.updateTranslation(workspace.id, other, copy)),
           Effect.flip(repo.insertTranslation(workspace.id, first!.id, copy))
         ])
-        assert.deepStrictEqual(backstops.map((e) => e._tag), ["TranslationConflict", "TranslationConflict"])
+        assert.deepStrictEqual(backstops.map((e) => e._tag === "UniqueViolation" ? e.key : e._tag), [
+          "kb_article_translations.locale_slug",
+          "kb_article_translations.locale_slug"
+        ])
       }).pipe(provide))
   })

@@ -59,7 +59,7 @@ export const messagesSuite = (adapter: Adapter) =>
         }).pipe(as(f.principal))
       }).pipe(provide))
 
-    it.effect("first_response_at, last_message_at, customer last_seen_at; events for customer and user only", () =>
+    it.effect("first_response_at, last_message_at, customer last_seen_at; events of customer, user and agent messages (D53)", () =>
       Effect.gen(function*() {
         const f = yield* conversationFixture
         const messages = yield* Messages
@@ -98,6 +98,7 @@ export const messagesSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(events.map((e) => e.type), [
             "conversation.customer.message.created",
             "conversation.user.message.created",
+            "conversation.agent.message.created",
             "conversation.user.message.created"
           ])
           assert.strictEqual(events[0]!.data["conversation_id"], c.id)

@@ -1,0 +1,7 @@
+import { Effect } from "effect"
+import { makeWakeUp } from "../shared/WakeUp.js"
+
+/** Wakes the reply worker when a customer message enqueued a reply job, so answering does not wait for a poll. */
+export class ReplySignal extends Effect.Service<ReplySignal>()("@support-engine/core/ReplySignal", {
+  effect: makeWakeUp
+}) {}

@@ -1,0 +1,208 @@
+/**
+ * The AI reply loop's worker (D53): claims reply jobs under a lease, answers each customer message with
+ * `AgentAnswers` outside any transaction, then writes the reply (or the handoff) and completes the job in one
+ * transaction, only while its claim holds, so each customer message gets at most one reply whatever crashes.
+ */
+import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import type { Agent } from "../agents/Agent.js"
+import { AgentRepo } from "../agents/AgentRepo.js"
+import type { Conversation } from "../conversations/Conversation.js"
+import { ConversationRepo, MessageRepo } from "../conversations/ConversationRepo.js"
+import { Message } from "../conversations/Message.js"
+import { Messages } from "../conversations/Messages.js"
+import { Events } from "../events/Events.js"
+import type { PersistenceError } from "../shared/Errors.js"
+import { IdGenerator } from "../shared/IdGenerator.js"
+import { MessageId } from "../shared/Ids.js"
+import { Actor, Principal, type PrincipalShape } from "../shared/Principal.js"
+import { now } from "../shared/Timestamp.js"
+import { Transactor } from "../shared/Transactor.js"
+import { WorkspaceRepo } from "../workspaces/WorkspaceRepo.js"
+import { AgentAnswers, type Outcome } from "./AgentAnswers.js"
+import { Escalation } from "./Answer.js"
+import { makeHandoff } from "./Handoff.js"
+import { type ClaimedReplyJob, ReplyJobs } from "./ReplyJobs.js"
+import { ReplySignal } from "./ReplySignal.js"
+
+/**
+ * How long a claimed job stays leased to one worker. Longer than the model's worst case (three 30-second calls and
+ * their backoff), so a live worker always finishes first; a worker that died lets it expire.
+ */
+export const REPLY_LEASE = Duration.minutes(3)
+/** Messages of the conversation handed to the model as its history. */
+const HISTORY = 20
+
+/** An agent that answers customers by itself (D53). Copilots never do. */
+export const answersCustomers = (agent: Agent): boolean => agent.is_active && agent.auto_reply && !agent.is_copilot
+
+/** The conversation is still the agent's to answer: open, not spam, assigned to it. */
+const stillAnswering = (conversation: Conversation, agent: Agent): boolean =>
+  conversation.status === "open" && !conversation.is_spam && conversation.assignee_type === "agent" &&
+  conversation.assignee_id === agent.id
+
+const handoff = (reason: Escalation["reason"]): Outcome => ({
+  _tag: "Handoff",
+  escalation: new Escalation({ reason, rule_id: null, escalate_to: null })
+})
+
+type Prepared =
+  | { readonly _tag: "Skip" }
+  | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
+
+export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
+  effect: Effect.gen(function*() {
+    const jobs = yield* ReplyJobs
+    const workspaces = yield* WorkspaceRepo
+    const conversations = yield* ConversationRepo
+    const messageRepo = yield* MessageRepo
+    const agents = yield* AgentRepo
+    const answers = yield* AgentAnswers
+    const messages = yield* Messages
+    const tx = yield* Transactor
+    const ids = yield* IdGenerator
+    const handOff = yield* makeHandoff
+    // One claimant per worker: a lease names the worker that holds it, and `release` gives back only its own.
+    const claimant = yield* ids.uuid
+
+    /** What the agent does about the message, decided outside any transaction (the model may take seconds). */
+    const prepare = (job: ClaimedReplyJob) =>
+      Effect.gen(function*() {
+        const workspace = yield* workspaces.findById(job.workspaceId)
+        const conversation = yield* conversations.findById(job.workspaceId, job.conversationId)
+        const agent = yield* agents.findById(job.workspaceId, job.agentId)
+        if (Option.isNone(workspace) || Option.isNone(conversation) || Option.isNone(agent)) {
+          return { _tag: "Skip" } as Prepared
+        }
+        if (!answersCustomers(agent.value) || !stillAnswering(conversation.value, agent.value)) {
+          return { _tag: "Skip" } as Prepared
+        }
+        const principal: PrincipalShape = {
+          ...Principal.system(job.workspaceId, workspace.value.organization_id),
+          actor: Actor.agent(agent.value.id)
+        }
+        const act = (outcome: Outcome): Prepared => ({ _tag: "Act", agent: agent.value, principal, outcome })
+        // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
+        const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
+        if (sent >= agent.value.max_messages_per_session) return act(handoff("usage_limit"))
+
+        const recent = yield* messageRepo.list(job.workspaceId, { conversation_id: job.conversationId }, {
+          limit: HISTORY + 1,
+          offset: 0,
+          count: false
+        })
+        const history = recent.items
+          .filter((m) => m.id !== job.messageId && !m.is_internal && m.sender_type !== "system")
+          .slice(0, HISTORY)
+          .reverse()
+          .map((m) => ({
+            role: m.sender_type === "customer" ? "customer" as const : "agent" as const,
+            content: m.content
+          }))
+        const outcome = yield* answers.answer(job.workspaceId, agent.value, {
+          question: job.question,
+          channel: conversation.value.channel,
+          locale: job.locale,
+          history
+        }).pipe(
+          // The model may be the host's code: if it dies, the conversation goes to a person instead of the worker.
+          Effect.catchAllDefect((defect) =>
+            Effect.as(Effect.logWarning("AI agent model died", defect), handoff("model_error"))
+          )
+        )
+        return act(outcome)
+      })
+
+    /** Writes what was decided and completes the job, in one transaction, only while the claim holds. */
+    const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
+      tx.withTransaction(Effect.gen(function*() {
+        const at = yield* now
+        // A person may have taken the conversation (or closed it) while the model answered: then nothing is sent.
+        const current = prepared._tag === "Skip"
+          ? Option.none()
+          : Option.filter(
+            yield* conversations.findById(job.workspaceId, job.conversationId),
+            (c) => stillAnswering(c, prepared.agent)
+          )
+        if (prepared._tag === "Skip" || Option.isNone(current)) {
+          yield* jobs.complete(job, { _tag: "Skipped" }, at)
+          return
+        }
+        const { agent, outcome, principal } = prepared
+        const conversation = current.value
+        if (outcome._tag === "Handoff") {
+          if (!(yield* jobs.complete(job, { _tag: "HandedOff", reason: outcome.escalation.reason }, at))) return
+          yield* handOff(job.workspaceId, conversation, agent, outcome.escalation).pipe(
+            Effect.provideService(Principal, principal)
+          )
+          return
+        }
+        const reply = new Message({
+          id: MessageId.make(yield* ids.uuid),
+          conversation_id: conversation.id,
+          sender_type: "agent",
+          sender_id: agent.id,
+          customer_id: conversation.customer_id,
+          content: outcome.answer,
+          sent_at: at,
+          is_internal: false,
+          from: [],
+          to: [],
+          cc: [],
+          bcc: [],
+          email_status: null,
+          email_error_message: null,
+          citations: outcome.citations,
+          created_at: at
+        })
+        if (!(yield* jobs.complete(job, { _tag: "Replied", messageId: reply.id }, at))) return
+        yield* messages.append(job.workspaceId, conversation, reply).pipe(Effect.provideService(Principal, principal))
+      }))
+
+    /** One job: claim the oldest due one, answer it, write the outcome. False when nothing was due. */
+    const processNext: Effect.Effect<boolean, PersistenceError> = Effect.gen(function*() {
+      const at = yield* now
+      const claimed = yield* jobs.claimNext({ claimant, now: at, leaseUntil: DateTime.addDuration(at, REPLY_LEASE) })
+      if (Option.isNone(claimed)) return false
+      yield* finish(claimed.value, yield* prepare(claimed.value))
+      return true
+    })
+
+    /** Answers every due job, then stops. */
+    const drain = Effect.repeat(processNext, { while: (processed) => processed })
+
+    /** Gives back this worker's leases (it is stopping): another worker, or the next start, answers them. */
+    const release = Effect.flatMap(now, (at) => jobs.release(claimant, at))
+
+    return { processNext, drain, release } as const
+  }),
+  dependencies: [AgentAnswers.Default, Messages.Default, Events.Default]
+}) {
+  /**
+   * The running worker (D53): drains on start, when a customer message enqueues a job, and every `pollInterval`
+   * (jobs of other processes, expired leases). Stops with its scope, giving back its leases.
+   */
+  static readonly layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}) =>
+    Layer.scopedDiscard(Effect.gen(function*() {
+      const worker = yield* ReplyWorker
+      const signal = yield* ReplySignal
+      const interval = options.pollInterval ?? Duration.seconds(1)
+      // Registered before the fiber is forked, so it runs after the fiber is interrupted.
+      yield* Effect.addFinalizer(() =>
+        worker.release.pipe(
+          Effect.catchTag("PersistenceError", (error) => Effect.logWarning("reply worker release failed", error.reason))
+        )
+      )
+      // Subscribed before draining, so a job enqueued while the worker drains still wakes it.
+      const step = Effect.flatMap(signal.subscribe, (woken) =>
+        Effect.zipRight(
+          // A database hiccup must not stop the replies for good: log it and try again at the next wake-up.
+          Effect.catchTag(
+            worker.drain,
+            "PersistenceError",
+            (error) => Effect.logWarning("reply worker step failed", error.reason)
+          ),
+          Effect.race(woken, Effect.sleep(interval))
+        ))
+      yield* step.pipe(Effect.repeat(Schedule.forever), Effect.forkScoped)
+    }))
+}

@@ -1,0 +1,89 @@
+/**
+ * Webhook signing secrets at rest (issue 16 item 8): storage keeps them encrypted under a key from configuration
+ * and decrypts them only to sign. The port is here and the cipher (AES-256-GCM, `node:crypto`) is in storage: core
+ * runs on any JavaScript runtime. The keys are read here, so every host validates them the same way.
+ */
+import { Config, ConfigError, Context, Effect, Either, Encoding, Option, Redacted, Schema } from "effect"
+
+/** Bytes in a key: AES-256. */
+export const SECRET_KEY_BYTES = 32
+
+/** A stored value could not be decrypted: another key, or a changed value. Never carries the value or the key. */
+export class SecretDecryptionFailed extends Schema.TaggedError<SecretDecryptionFailed>()("SecretDecryptionFailed", {
+  message: Schema.String
+}) {}
+
+export interface SecretCipherShape {
+  /** The short, non-secret id of the key new values are encrypted with (part of every stored value). */
+  readonly keyId: string
+  /** The ids of every key that decrypts: the current one first, then the previous one. */
+  readonly keyIds: ReadonlyArray<string>
+  /** A self-describing stored form of `plain`, bound to `context` (the same context must decrypt it). */
+  readonly encrypt: (plain: Redacted.Redacted<string>, context: string) => string
+  /** The value `encrypt` stored under `context`, with the current or the previous key. */
+  readonly decrypt: (
+    stored: string,
+    context: string
+  ) => Either.Either<Redacted.Redacted<string>, SecretDecryptionFailed>
+  /** The id of the key a stored value names, or none when it is not a value `encrypt` made (plain text). */
+  readonly keyIdOf: (stored: string) => Option.Option<string>
+}
+
+/** Encrypts and decrypts webhook secrets at rest. */
+export class SecretCipher extends Context.Tag("@support-engine/core/SecretCipher")<SecretCipher, SecretCipherShape>() {}
+
+/** The keys from configuration: the current one, and the previous one while values are re-encrypted. */
+export interface SecretKeys {
+  readonly current: Option.Option<Redacted.Redacted<Uint8Array>>
+  readonly previous: Option.Option<Redacted.Redacted<Uint8Array>>
+}
+
+const HEX = /^[0-9a-fA-F]{64}$/
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+
+/**
+ * A key as written in configuration: 64 hex digits, or base64 (standard or URL-safe) of 32 bytes. The two cannot
+ * be confused: 64 characters of base64 are 48 bytes. `openssl rand -base64 32` and `openssl rand -hex 32` make one.
+ */
+export const parseSecretKey = (text: string): Either.Either<Uint8Array, string> => {
+  const trimmed = text.trim()
+  const decoded = HEX.test(trimmed)
+    ? Encoding.decodeHex(trimmed)
+    : BASE64.test(trimmed)
+    ? Encoding.decodeBase64Url(trimmed.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""))
+    : Either.left(undefined)
+  return Either.isRight(decoded) && decoded.right.length === SECRET_KEY_BYTES
+    ? Either.right(decoded.right)
+    : Either.left(
+      `must be ${SECRET_KEY_BYTES} bytes as 64 hex digits or base64 (for example \`openssl rand -base64 32\`)`
+    )
+}
+
+const keyConfig = (name: string): Config.Config<Option.Option<Redacted.Redacted<Uint8Array>>> =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.mapOrFail(Option.match({
+      onNone: () => Either.right(Option.none()),
+      onSome: (text) =>
+        Either.match(parseSecretKey(Redacted.value(text)), {
+          onLeft: (message) => Either.left(ConfigError.InvalidData([name], message)),
+          onRight: (key) => Either.right(Option.some(Redacted.make(key)))
+        })
+    }))
+  )
+
+/** `SUPPORT_SECRET_KEY` and `SUPPORT_SECRET_KEY_PREVIOUS`, both optional here; storage decides what a missing key means. */
+export const SecretKeysConfig: Config.Config<SecretKeys> = Config.all({
+  current: keyConfig("SUPPORT_SECRET_KEY"),
+  previous: keyConfig("SUPPORT_SECRET_KEY_PREVIOUS")
+})
+
+/** The context a webhook's secrets are bound to, so a stored value copied to another webhook does not decrypt. */
+export const webhookSecretContext = (webhookId: string): string => `webhook:${webhookId}`
+
+/** Decrypts or fails with the effect's error; for callers that map it to their own error. */
+export const decryptSecret = (
+  cipher: SecretCipherShape,
+  stored: string,
+  context: string
+): Effect.Effect<Redacted.Redacted<string>, SecretDecryptionFailed> =>
+  Effect.suspend(() => cipher.decrypt(stored, context))

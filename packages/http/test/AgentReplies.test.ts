@@ -1,0 +1,58 @@
+/**
+ * The AI reply loop over HTTP (D3, D53): the server's engine runs the reply worker, so a customer message posted
+ * through the API is answered by the agent with `citations`, and the agent's event is in the log.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Schedule } from "effect"
+import { processed, raw, tenant, testServer } from "./Harness.js"
+
+interface MessageBody {
+  readonly id: string
+  readonly sender_type: string
+  readonly sender_id: string | null
+  readonly content: string
+  readonly citations: ReadonlyArray<{ type: string; id: string; title: string; url: string | null }>
+}
+
+layer(testServer("agent-replies"), { excludeTestServices: true })("agent replies", (it) => {
+  it.effect("a customer message to an auto_reply agent is answered with citations; other messages have []", () =>
+    Effect.gen(function*() {
+      const { client, token } = yield* tenant()
+      const agent = yield* client.agents.create({ payload: { name: "Bot", auto_reply: true } })
+      const item = yield* client.training.create({
+        payload: { type: "text", title: "Refund policy", content: "Refunds are paid back within five working days." }
+      })
+      yield* processed(client, item.id)
+      const customer = yield* client.customers.create({ payload: { email: "ada@example.com" } })
+      const conversation = yield* client.conversations.create({
+        payload: { customer_id: customer.id, assignee_id: agent.id, assignee_type: "agent" }
+      })
+      const posted = yield* raw("POST", `/v1/conversations/${conversation.id}/messages`, {
+        token,
+        json: { sender_type: "customer", sender_id: customer.id, content: "How long do refunds take?" }
+      })
+      assert.strictEqual(posted.status, 201)
+      assert.deepStrictEqual((posted.body as MessageBody).citations, [])
+
+      // The server's reply worker answers in the background: poll the conversation's messages.
+      const messages = yield* raw("GET", `/v1/messages?conversation_id=${conversation.id}`, { token }).pipe(
+        Effect.map((r) => (r.body as { data: ReadonlyArray<MessageBody> }).data),
+        Effect.filterOrFail((data) => data.length >= 2),
+        Effect.retry(Schedule.spaced("20 millis")),
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("no reply") }),
+        Effect.orDie
+      )
+      const reply = messages.find((m) => m.sender_type === "agent")!
+      assert.deepStrictEqual([reply.sender_id, reply.content, reply.citations], [
+        agent.id,
+        "Refunds are paid back within five working days.",
+        [{ type: "training_data", id: item.id, title: "Refund policy", url: null }]
+      ])
+      // The typed client decodes the same field.
+      const typed = yield* client.messages.list({ urlParams: { conversation_id: conversation.id } })
+      assert.deepStrictEqual(typed.data.map((m) => m.citations.length).sort(), [0, 1])
+      const events = yield* raw("GET", "/v1/events?event=conversation.agent.message.created", { token })
+      const [event] = (events.body as { data: ReadonlyArray<{ actor: unknown; data: { message: MessageBody } }> }).data
+      assert.deepStrictEqual([event?.actor, event?.data.message.id], [{ type: "agent", id: agent.id }, reply.id])
+    }))
+})

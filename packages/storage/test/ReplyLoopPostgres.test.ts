@@ -1,0 +1,48 @@
+/** The AI reply loop (D53) on PostgreSQL: the same suite, and concurrent claimers never share a job (D43). */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { REPLY_LEASE, ReplyJobs } from "@support-engine/core"
+import { DateTime, Effect, Option } from "effect"
+import { StorageLive } from "../src/Storage.js"
+import type { Adapter } from "./conformance/Harness.js"
+import { adminUrl, createDatabase } from "./PgDatabase.js"
+import { fixture } from "./replies/Fixture.js"
+import { onEngine, replySuite } from "./replies/ReplySuite.js"
+
+if (adminUrl === undefined) {
+  describe("AI reply loop (postgres)", () => {
+    it.skip("skipped: set SUPPORT_TEST_PG_URL (for example postgres://postgres@127.0.0.1:5432/test) to run it", () => {})
+  })
+} else {
+  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+  beforeAll(async () => {
+    database = await createDatabase()
+  })
+  afterAll(async () => {
+    await database?.drop()
+  })
+  const adapter: Adapter = { name: "postgres", storage: () => StorageLive(database!.url) }
+
+  replySuite(adapter)
+
+  describe("reply jobs on PostgreSQL", () => {
+    it.effect("claimers racing for jobs each get different ones, one job each at most (SKIP LOCKED, D43)", () =>
+      Effect.gen(function*() {
+        const conversations = yield* Effect.forEach([1, 2, 3], () => fixture())
+        yield* Effect.forEach(conversations, (f) => f.say("How long do refunds take?"))
+        const jobs = yield* ReplyJobs
+        const now = yield* DateTime.now
+        const claims = yield* Effect.forEach(
+          ["a", "b", "c", "d", "e"],
+          (claimant) => jobs.claimNext({ claimant, now, leaseUntil: DateTime.addDuration(now, REPLY_LEASE) }),
+          { concurrency: "unbounded" }
+        )
+        const claimed = claims.flatMap(Option.toArray)
+        assert.strictEqual(claimed.length, 3)
+        assert.strictEqual(new Set(claimed.map((c) => c.id)).size, 3)
+        assert.deepStrictEqual(
+          new Set(claimed.map((c) => c.conversationId)),
+          new Set(conversations.map((f) => f.conversation.id))
+        )
+      }).pipe(onEngine(adapter)))
+  })
+}
