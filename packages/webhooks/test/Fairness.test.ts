@@ -5,9 +5,25 @@
  * out and every slot they take stays taken for the whole test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateWebhook, ListWebhookDeliveries, Webhooks, type WebhookSettings } from "@support-engine/core"
-import { Effect } from "effect"
-import { as, eventually, makeWorkspace, realTransport, record, settle, withDispatcher } from "./Harness.js"
+import {
+  CreateWebhook,
+  DeliveryQueue,
+  ListWebhookDeliveries,
+  Webhooks,
+  type WebhookSettings
+} from "@support-engine/core"
+import { Effect, Layer } from "effect"
+import {
+  as,
+  dispatcherLayer,
+  eventually,
+  makeWorkspace,
+  realTransport,
+  record,
+  servicesLayer,
+  settle,
+  withDispatcher
+} from "./Harness.js"
 import { startReceiver } from "./TestReceiver.js"
 
 const createAs = (url: string) => Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url, events: ["*"] })))
@@ -50,5 +66,49 @@ describe("Fair delivery (issue 16)", () => {
           ["delivered", 1]
         ])
       }).pipe(Effect.provide(withDispatcher(realTransport(settings), settings)))
+    }))
+
+  it.scoped("a workspace at its limit: its further writes make the dispatcher look for no work", () =>
+    Effect.gen(function*() {
+      const silent = yield* startReceiver(() => "hang")
+      const fast = yield* startReceiver(() => ({ status: 200, body: "ok" }))
+      const settings: Partial<WebhookSettings> = { allowPrivate: true }
+      // The real queue, with its claims counted: what the dispatcher asks the database for.
+      let claims = 0
+      const counted = Layer.effect(
+        DeliveryQueue,
+        Effect.map(DeliveryQueue, (queue) =>
+          DeliveryQueue.of({
+            ...queue,
+            claimDue: (request) =>
+              Effect.suspend(() => {
+                claims++
+                return queue.claimDue(request)
+              })
+          }))
+      )
+      const stack = dispatcherLayer.pipe(
+        Layer.provide(counted),
+        Layer.provideMerge(servicesLayer(realTransport(settings), settings))
+      )
+      yield* Effect.gen(function*() {
+        const a = yield* makeWorkspace("A")
+        const b = yield* makeWorkspace("B")
+        for (let i = 0; i < 20; i++) yield* createAs(silent.url(`/a/${i}`)).pipe(as(a.principal))
+        yield* createAs(fast.url("/b")).pipe(as(b.principal))
+        for (let i = 0; i < 2; i++) yield* record("agent.deleted", { id: `a${i}` }).pipe(as(a.principal))
+        yield* eventually(Effect.sync(() => silent.all.length >= 32), "A to reach its workspace limit")
+        yield* settle
+
+        const before = claims
+        for (let i = 0; i < 10; i++) yield* record("agent.deleted", { id: `more ${i}` }).pipe(as(a.principal))
+        yield* settle
+        assert.strictEqual(claims, before, "ten commits of a workspace at its limit: no claim")
+        assert.strictEqual(silent.all.length, 32)
+
+        yield* record("agent.deleted", { id: "b" }).pipe(as(b.principal))
+        yield* eventually(Effect.sync(() => fast.all.length === 1), "B's delivery")
+        assert.isAbove(claims, before, "another workspace's commit is looked at at once")
+      }).pipe(Effect.provide(stack))
     }))
 })
