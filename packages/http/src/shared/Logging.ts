@@ -41,11 +41,18 @@ const writeLines = (lines: Array<string>): Effect.Effect<void> =>
     process.stdout.write(`${lines.join("\n")}\n`)
   })
 
-/** The logger `format` names; JSON lines flushed every 10 ms and when the scope closes. */
+/**
+ * The logger `format` names, in place of Effect's default logger and of the pretty one that `NodeRuntime.runMain`
+ * installs in its place (without removing it, every line came out twice under `runMain`: pretty, then JSON); JSON
+ * lines flushed every 10 ms and when the scope closes.
+ */
 const loggerFor = (format: LogFormat): Layer.Layer<never> =>
-  format === "pretty"
-    ? Logger.replace(Logger.defaultLogger, Logger.prettyLogger())
-    : Logger.replaceScoped(Logger.defaultLogger, Logger.batched(Logger.jsonLogger, "10 millis", writeLines))
+  Layer.merge(
+    Logger.remove(Logger.prettyLoggerDefault),
+    format === "pretty"
+      ? Logger.replace(Logger.defaultLogger, Logger.prettyLogger())
+      : Logger.replaceScoped(Logger.defaultLogger, Logger.batched(Logger.jsonLogger, "10 millis", writeLines))
+  )
 
 /** The logger and level of `settings` (a format given on the command line wins over the environment's). */
 export const loggingLayer = (settings: LogSettings): Layer.Layer<never> => {
