@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { percentile } from "./Load.js"
+import { median } from "./Settings.js"
 
 export interface RetrievalLatency {
   readonly passages: number
@@ -61,8 +62,16 @@ export const seedPassages = (file: string, workspaceId: string, count: number) =
   db.close()
 }
 
-/** Seeds `passages`, then times `count` questions after as many warm-up ones. */
-export const retrievalLatency = async (dir: string, passages: number, count: number): Promise<RetrievalLatency> => {
+/** A database seeded with `passages` completed text items and an agent to ask. */
+interface Seeded {
+  readonly passages: number
+  readonly file: string
+  readonly workspaceId: string
+  readonly agentId: string
+  readonly seedSeconds: number
+}
+
+const seedDatabase = async (dir: string, passages: number): Promise<Seeded> => {
   const file = join(dir, `ai-${passages}.db`)
   const setup = createSupportEngine({ databaseUrl: `file:${file}` })
   const workspace = await setup.workspaces.create({ name: "Bench" })
@@ -70,29 +79,73 @@ export const retrievalLatency = async (dir: string, passages: number, count: num
   await setup.dispose()
   const started = performance.now()
   seedPassages(file, workspace.id, passages)
-  const seedSeconds = (performance.now() - started) / 1000
-  const engine = createSupportEngine({ databaseUrl: `file:${file}` })
+  return {
+    passages,
+    file,
+    workspaceId: workspace.id,
+    agentId: agent.id,
+    seedSeconds: (performance.now() - started) / 1000
+  }
+}
+
+/**
+ * Seeds each size, then asks every database in turn, `rounds` times `count` questions each after `count` warm-up
+ * ones, so that a change in the machine's load (it is shared) falls on every size alike: the p50 and p99 reported
+ * are the medians of the rounds'.
+ */
+export const retrievalLatency = async (
+  dir: string,
+  sizes: ReadonlyArray<number>,
+  count: number,
+  rounds: number,
+  progress: (message: string) => void
+): Promise<Array<RetrievalLatency>> => {
+  const seeded: Array<Seeded> = []
+  for (const passages of sizes) {
+    progress(`ai: seed ${passages.toLocaleString("en")} passages`)
+    seeded.push(await seedDatabase(dir, passages))
+  }
+  const engines = seeded.map((s) => createSupportEngine({ databaseUrl: `file:${s.file}` }))
   try {
-    const api = await engine.workspace(workspace.id)
-    const samples: Array<number> = []
-    let answered = false
-    for (let i = 0; i < count * 2; i++) {
+    const apis = await Promise.all(seeded.map((s, i) => engines[i]!.workspace(s.workspaceId)))
+    const ask = async (i: number) => {
       const t = performance.now()
-      const result = await api.agents.ask(agent.id, {
+      const result = await apis[i]!.agents.ask(seeded[i]!.agentId, {
         question: "When does the zanzibar ferry leave?",
         channel: "chat"
       })
-      if (i >= count) samples.push(performance.now() - t)
-      answered = result.answer !== null
+      return { ms: performance.now() - t, answered: result.answer !== null }
     }
-    samples.sort((a, b) => a - b)
-    return { passages, seedSeconds, p50: percentile(samples, 50), p99: percentile(samples, 99), answered }
+    for (let i = 0; i < seeded.length; i++) for (let n = 0; n < count; n++) await ask(i)
+    const perRound = seeded.map(() => ({ p50: [] as Array<number>, p99: [] as Array<number>, answered: true }))
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < seeded.length; i++) {
+        const samples: Array<number> = []
+        for (let n = 0; n < count; n++) {
+          const { answered, ms } = await ask(i)
+          samples.push(ms)
+          perRound[i]!.answered &&= answered
+        }
+        samples.sort((a, b) => a - b)
+        perRound[i]!.p50.push(percentile(samples, 50))
+        perRound[i]!.p99.push(percentile(samples, 99))
+      }
+      progress(`ai: round ${round + 1}: ${perRound.map((r) => `${r.p50[round]!.toFixed(3)} ms`).join(", ")} (p50)`)
+    }
+    return seeded.map((s, i) => ({
+      passages: s.passages,
+      seedSeconds: s.seedSeconds,
+      p50: median(perRound[i]!.p50),
+      p99: median(perRound[i]!.p99),
+      answered: perRound[i]!.answered
+    }))
   } finally {
-    await engine.dispose()
+    await Promise.all(engines.map((engine) => engine.dispose()))
   }
 }
 
 export const retrievalReport = (results: ReadonlyArray<RetrievalLatency>): string => {
+  // p50 and p99: medians of the rounds' figures.
   const lines = results.map((r) =>
     `  ${r.passages.toLocaleString("en").padStart(10)} passages: p50 ${r.p50.toFixed(2)} ms, p99 ${
       r.p99.toFixed(2)

@@ -85,11 +85,7 @@ const main = async () => {
       return
     }
     if (aiOnly) {
-      const results = []
-      for (const passages of quick ? [10_000, 100_000] : [10_000, 1_000_000]) {
-        progress(`ai: ${passages.toLocaleString("en")} passages`)
-        results.push(await retrievalLatency(dir, passages, 200))
-      }
+      const results = await retrievalLatency(dir, quick ? [10_000, 100_000] : [10_000, 1_000_000], 200, 5, progress)
       process.stdout.write(`\n${retrievalReport(results)}\n`)
       return
     }
