@@ -3,6 +3,7 @@
  * write endpoint that names a resource, changes nothing, and sees none of the owner's resources in lists.
  */
 import { assert, layer } from "@effect/vitest"
+import { DeliveryQueue } from "@support-engine/core"
 import { Effect } from "effect"
 import { concrete, ENDPOINTS } from "./Endpoints.js"
 import { processed, raw, type Tenant, tenant, testServer } from "./Harness.js"
@@ -34,6 +35,8 @@ const fixtures = (owner: Tenant) =>
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
+    // No dispatcher in this server: its fan-out step makes the delivery (issue 16 item 2).
+    yield* Effect.flatMap(DeliveryQueue, (queue) => queue.fanOut(100))
     const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
     return { company, customer, agent, conversation, message, training, article: revised, revision, webhook, delivery }
   })
