@@ -3,10 +3,9 @@
  * write endpoint that names a resource, changes nothing, and sees none of the owner's resources in lists.
  */
 import { assert, layer } from "@effect/vitest"
-import { DeliveryQueue } from "@support-engine/core"
 import { Effect } from "effect"
 import { concrete, ENDPOINTS } from "./Endpoints.js"
-import { processed, raw, type Tenant, tenant, testServer } from "./Harness.js"
+import { fanOut, processed, raw, type Tenant, tenant, testServer } from "./Harness.js"
 
 const missing = "00000000-0000-4000-8000-000000000000"
 
@@ -35,8 +34,7 @@ const fixtures = (owner: Tenant) =>
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
-    // No dispatcher in this server: its fan-out step makes the delivery (issue 16 item 2).
-    yield* Effect.flatMap(DeliveryQueue, (queue) => queue.fanOut(100))
+    yield* fanOut
     const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
     return { company, customer, agent, conversation, message, training, article: revised, revision, webhook, delivery }
   })

@@ -3,9 +3,9 @@
  * operations of D52: ETag and If-Match, ping, recover.
  */
 import { assert, layer } from "@effect/vitest"
-import { DeliveryQueue, NotFound, ValidationError, WebhookId } from "@support-engine/core"
+import { NotFound, ValidationError, WebhookId } from "@support-engine/core"
 import { DateTime, Effect, Redacted } from "effect"
-import { envelope, raw, tenant, testServer } from "./Harness.js"
+import { envelope, fanOut, raw, tenant, testServer } from "./Harness.js"
 
 const HOOK = "https://hooks.example.test/support"
 
@@ -126,8 +126,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       const webhook = yield* client.webhooks.create({ payload: { url: HOOK, events: ["customer.created"] } })
       yield* client.customers.create({ payload: { email: "ada@example.test" } })
       yield* client.companies.create({ payload: { name: "No event for companies" } })
-      // This server runs no dispatcher: its fan-out step makes the event's deliveries (issue 16 item 2).
-      yield* Effect.flatMap(DeliveryQueue, (queue) => queue.fanOut(100))
+      yield* fanOut
       const log = yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })
       assert.deepStrictEqual(log.data.map((d) => [d.event, d.status]), [["customer.created", "pending"]])
       const delivery = log.data[0]!
