@@ -209,8 +209,10 @@ export const fairnessPhase = async (
       `fairness: writes with 20 webhooks per event vs none (${settings.rounds} rounds of ${settings.measureMs} ms)`
     )
     let n = 0
-    const finishFanOut = Effect.flatMap(DeliveryQueue, (queue) =>
-      Effect.iterate(200, { while: (made) => made > 0, body: () => queue.fanOut(200) }))
+    const finishFanOut = Effect.flatMap(
+      DeliveryQueue,
+      (queue) => Effect.iterate(200, { while: (made) => made > 0, body: () => queue.fanOut(200) })
+    )
     const writes = async (principal: PrincipalShape) => {
       const start = performance.now()
       let ops = 0
