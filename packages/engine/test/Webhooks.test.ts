@@ -92,22 +92,50 @@ describe("createSupportEngine with webhooks", () => {
     }
   })
 
-  it("with dispatcher: false nothing is sent; the delivery waits, pending, for a dispatcher elsewhere", async () => {
-    const engine = createSupportEngine({
-      databaseUrl: `file:${join(dir, "off.db")}`,
-      dispatcher: false,
-      trainingWorker: false,
-      webhooks: { allowPrivate: true }
-    })
+  it("with dispatcher: false the event waits for a dispatcher; reopened with one, on the same file, it goes out", async () => {
+    // Issue 16 item 2: the write leaves the event and a marker; the deliveries are made by a dispatcher's fan-out
+    // step. An engine without one (or one that stops between the commit and its fan-out) loses nothing.
+    const target = await receiver()
+    const options = { databaseUrl: `file:${join(dir, "off.db")}`, webhooks: { allowPrivate: true } }
     try {
-      const workspace = await engine.workspaces.create({ name: "Acme" })
-      const api = await engine.workspace(workspace.id)
-      const webhook = await api.webhooks.create({ url: "http://127.0.0.1:9/never", events: ["*"] })
-      await api.customers.create({ email: "ada@example.com" })
-      const log = await api.webhooks.deliveries(webhook.id)
-      assert.deepStrictEqual(log.data.map((d) => [d.status, d.attempts]), [["pending", 0]])
+      const off = createSupportEngine({ ...options, dispatcher: false, trainingWorker: false })
+      let ids: {
+        readonly workspace: string
+        readonly webhook: string
+        readonly secret: string
+        readonly customer: string
+      }
+      try {
+        const workspace = await off.workspaces.create({ name: "Acme" })
+        const api = await off.workspace(workspace.id)
+        const webhook = await api.webhooks.create({ url: target.url, events: ["*"] })
+        const customer = await api.customers.create({ email: "ada@example.com" })
+        assert.deepStrictEqual((await api.webhooks.deliveries(webhook.id)).data, [], "no fan-out without a dispatcher")
+        ids = { workspace: workspace.id, webhook: webhook.id, secret: webhook.secret, customer: customer.id }
+      } finally {
+        await off.dispose()
+      }
+
+      const on = createSupportEngine({ ...options, trainingWorker: false })
+      try {
+        // The first call starts the engine, and its dispatcher with it.
+        const api = await on.workspace(ids.workspace)
+        const hit = await target.next()
+        const payload = verifySync(hit.body, hit.headers, ids.secret)
+        assert.deepStrictEqual([payload.event, payload.data["id"]], ["customer.created", ids.customer])
+        for (;;) {
+          const log = (await api.webhooks.deliveries(ids.webhook)).data
+          if (log[0]?.status === "delivered") {
+            assert.deepStrictEqual(log.map((d) => [d.id, d.attempts]), [[payload.id, 1]], "fanned out once")
+            break
+          }
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      } finally {
+        await on.dispose()
+      }
     } finally {
-      await engine.dispose()
+      await target.close()
     }
   })
 

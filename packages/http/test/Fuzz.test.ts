@@ -28,7 +28,7 @@ import {
 } from "@support-engine/core"
 import { Effect, FastCheck as fc, Runtime, Schedule } from "effect"
 import { ENDPOINTS } from "./Endpoints.js"
-import { engineLayer, raw, serverLayer, type Tenant, tenant, userOf } from "./Harness.js"
+import { engineLayer, fanOut, raw, serverLayer, type Tenant, tenant, userOf } from "./Harness.js"
 
 const RUNS = 20
 
@@ -98,6 +98,7 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
+    yield* fanOut
     const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
     /** Values that are sometimes exactly right, so that some random bodies pass validation and write. */
     const pool = [

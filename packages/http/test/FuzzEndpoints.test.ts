@@ -15,7 +15,17 @@ import { engineLayer as makeEngineLayer } from "@support-engine/storage"
 import { Effect, Layer, Redacted, Runtime, Schedule } from "effect"
 import fc from "fast-check"
 import { type FuzzRequest, type Operation, OPERATIONS, type Pools, requestFor } from "./FuzzInputs.js"
-import { baseUrl, engineLayer, raw, serverLayer, type Tenant, tenant, type testServer, userOf } from "./Harness.js"
+import {
+  baseUrl,
+  engineLayer,
+  fanOut,
+  raw,
+  serverLayer,
+  type Tenant,
+  tenant,
+  type testServer,
+  userOf
+} from "./Harness.js"
 
 const seed = Number(process.env["SUPPORT_FUZZ_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 const runsFromEnv = process.env["SUPPORT_FUZZ_RUNS"]
@@ -66,6 +76,7 @@ const fixtures = (owner: Tenant, label: string) =>
       payload: { url: `https://hooks.example.test/${label}`, events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: `${label.toLowerCase()}2@example.test` } })
+    yield* fanOut
     const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
     yield* trainingIdle(owner.token)
     return {

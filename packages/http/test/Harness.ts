@@ -10,6 +10,7 @@ import {
   CreateApiToken,
   CreateUser,
   CreateWorkspace,
+  DeliveryQueue,
   type EngineService,
   HostResolver,
   Principal,
@@ -186,3 +187,9 @@ export const raw = (method: string, path: string, options: RawOptions = {}) =>
 
 /** The standard error envelope (D12). */
 export const envelope = (error: string, code: string | null) => ({ error, code, errors: null })
+
+/**
+ * The fan-out step of a dispatcher, which these servers do not run (issue 16 item 2): the events written so far get
+ * their webhook deliveries.
+ */
+export const fanOut = Effect.flatMap(DeliveryQueue, (queue) => queue.fanOut(1000))

@@ -5,7 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { concrete, ENDPOINTS } from "./Endpoints.js"
-import { processed, raw, type Tenant, tenant, testServer } from "./Harness.js"
+import { fanOut, processed, raw, type Tenant, tenant, testServer } from "./Harness.js"
 
 const missing = "00000000-0000-4000-8000-000000000000"
 
@@ -34,6 +34,7 @@ const fixtures = (owner: Tenant) =>
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
+    yield* fanOut
     const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
     return { company, customer, agent, conversation, message, training, article: revised, revision, webhook, delivery }
   })

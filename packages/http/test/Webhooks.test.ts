@@ -5,7 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { NotFound, ValidationError, WebhookId } from "@support-engine/core"
 import { DateTime, Effect, Redacted } from "effect"
-import { envelope, raw, tenant, testServer } from "./Harness.js"
+import { envelope, fanOut, raw, tenant, testServer } from "./Harness.js"
 
 const HOOK = "https://hooks.example.test/support"
 
@@ -126,6 +126,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       const webhook = yield* client.webhooks.create({ payload: { url: HOOK, events: ["customer.created"] } })
       yield* client.customers.create({ payload: { email: "ada@example.test" } })
       yield* client.companies.create({ payload: { name: "No event for companies" } })
+      yield* fanOut
       const log = yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })
       assert.deepStrictEqual(log.data.map((d) => [d.event, d.status]), [["customer.created", "pending"]])
       const delivery = log.data[0]!

@@ -146,7 +146,10 @@ const claimedSecrets = (principal: Parameters<typeof as>[0]) =>
   Effect.gen(function*() {
     yield* (yield* Customers).create(new CreateCustomer({ email: "a@x.io" })).pipe(as(principal))
     const now = yield* DateTime.now
-    const claimed = yield* (yield* DeliveryQueue).claimDue({
+    const queue = yield* DeliveryQueue
+    // The dispatcher's fan-out step, then its claim (issue 16 item 2).
+    yield* queue.fanOut(10)
+    const claimed = yield* queue.claimDue({
       now,
       leaseUntil: DateTime.add(now, { seconds: 15 }),
       claimant: "test",

@@ -365,6 +365,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         // A dispatcher claims it and dies (no release): its lease is the timeout (10 s) plus the margin (5 s).
         const queue = yield* DeliveryQueue
         const now = yield* DateTime.now
+        yield* queue.fanOut(10)
         const claimed = yield* queue.claimDue({
           now,
           leaseUntil: DateTime.add(now, { seconds: 15 }),

@@ -7,6 +7,7 @@ import {
   CreateApiToken,
   CreateWebhook,
   CreateWorkspace,
+  DeliveryQueue,
   EngineLive,
   type EngineService,
   Events,
@@ -147,6 +148,12 @@ export const subscribe = (events: ReadonlyArray<WebhookEventType> = ["*"], url =
 /** Records one event as the principal would through a service: in a transaction (D34). */
 export const record = (type: EventType, data: Record<string, unknown>) =>
   Effect.flatMap(Transactor, (tx) => tx.withTransaction(Effect.flatMap(Events, (events) => events.record(type, data))))
+
+/**
+ * The dispatcher's fan-out step, for tests that run no dispatcher (issue 16 item 2): the events recorded so far get
+ * their deliveries.
+ */
+export const fanOut = Effect.flatMap(DeliveryQueue, (queue) => queue.fanOut(1000))
 
 /** Waits, in real time and with a deadline, until `condition` holds: for work other fibers do without a clock. */
 export const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what = "condition") =>

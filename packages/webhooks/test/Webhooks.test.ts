@@ -13,7 +13,7 @@ import {
   Webhooks
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
-import { answer, as, makeWorkspace, record, scriptedTransport, servicesLayer, subscribe } from "./Harness.js"
+import { answer, as, fanOut, makeWorkspace, record, scriptedTransport, servicesLayer, subscribe } from "./Harness.js"
 
 const provide = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -131,6 +131,8 @@ describe("Webhooks service (D36)", () => {
         yield* record("agent.deleted", { id: "1" })
         yield* TestClock.adjust(Duration.millis(1))
         yield* record("agent.created", { id: "2" })
+        // No dispatcher here: the fan-out step it would run (issue 16 item 2).
+        yield* fanOut
         const log = yield* webhooks.deliveries(webhook.id, new ListWebhookDeliveries({}))
         assert.strictEqual(log.meta.total, 2)
         assert.deepStrictEqual(log.data.map((d) => d.event), ["agent.created", "agent.deleted"])
@@ -158,6 +160,7 @@ describe("Webhooks service (D36)", () => {
       const webhooks = yield* Webhooks
       const webhook = yield* subscribe().pipe(as(principal))
       yield* record("agent.deleted", { id: "1" }).pipe(as(principal))
+      yield* fanOut
       const [delivery] =
         (yield* webhooks.deliveries(webhook.id, new ListWebhookDeliveries({})).pipe(as(principal))).data
       yield* Effect.gen(function*() {
@@ -188,6 +191,7 @@ describe("Webhooks service (D36)", () => {
       const webhooks = yield* Webhooks
       const webhook = yield* subscribe().pipe(as(mine.principal))
       yield* record("agent.deleted", { id: "1" }).pipe(as(mine.principal))
+      yield* fanOut
       const [delivery] =
         (yield* webhooks.deliveries(webhook.id, new ListWebhookDeliveries({})).pipe(as(mine.principal))).data
       yield* Effect.gen(function*() {

@@ -1,6 +1,6 @@
 /**
  * Recording events in the caller's transaction (D34, D44) and reading the event log (D45). Recording an event also
- * enqueues its webhook deliveries, in the same transaction (D37): the events feature is where the fan-out happens.
+ * enqueues it for its webhook deliveries, in the same transaction (D37); the dispatcher makes them (issue 16 item 2).
  */
 import { Effect, Option, Schema } from "effect"
 import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
@@ -29,8 +29,8 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
     const ids = yield* IdGenerator
 
     /**
-     * Appends one event, attributed to the current principal's actor, to the outbox, and enqueues its deliveries to
-     * the workspace's subscribed webhooks. Callers run it inside their change's transaction (D34).
+     * Appends one event, attributed to the current principal's actor, to the outbox, and enqueues it for delivery
+     * to the workspace's subscribed webhooks. Callers run it inside their change's transaction (D34).
      */
     const record = Tracing.fn("Events.record")(
       function*(event: EventType, data: EventData): Effect.fn.Return<Event, PersistenceError, Principal> {

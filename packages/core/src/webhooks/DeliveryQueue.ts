@@ -1,7 +1,7 @@
 /**
  * The delivery-queue port (D37, D38, D43): the durable work queue of webhook deliveries. The events feature enqueues
- * an event's deliveries in the event's transaction (`enqueue`); the dispatcher claims due ones under a lease,
- * records each attempt and gives its leases back when it stops.
+ * an event in the event's transaction (`enqueue`); the dispatcher makes the deliveries of many enqueued events at
+ * once (`fanOut`), claims due ones under a lease, records each attempt and gives its leases back when it stops.
  */
 import { Context, Data, type DateTime, type Effect, type Option } from "effect"
 import type { Event } from "../events/Event.js"
@@ -74,11 +74,18 @@ export interface ClaimRequest {
 
 export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQueue")<DeliveryQueue, {
   /**
-   * Creates, in the caller's transaction, one pending delivery of `event`, due at once, for every active webhook
-   * of the workspace that subscribes to its type or to `*` (D37): a committed event always has its deliveries, a
-   * rolled-back one none. Wakes this process's dispatchers after the commit.
+   * Records, in the caller's transaction, that `event` is to be fanned out (issue 16 item 2): a committed event
+   * always gets its deliveries, a rolled-back one none. They are made by `fanOut`, one pending delivery due at the
+   * event's time for every webhook of the workspace that was active and subscribed to its type or to `*` when the
+   * event committed (D37). Wakes this process's dispatchers after the commit.
    */
   readonly enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
+  /**
+   * Makes the deliveries of the oldest enqueued events, at most `limit` of them, in one transaction; answers how
+   * many events it fanned out (fewer than `limit`: none was left, or another dispatcher has the rest). Two
+   * dispatchers never fan out the same event.
+   */
+  readonly fanOut: (limit: number) => Effect.Effect<number, PersistenceError>
   /**
    * Leases at most `limit` due deliveries of active webhooks to `claimant` until `leaseUntil`, in one statement, so
    * two dispatchers never hold the same delivery (D38, D43). Fair: within the request's limits, round-robin across

@@ -27,9 +27,13 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     secret: Redacted.Redacted<string>
   ) => Effect.Effect<void, PersistenceError>
   /**
-   * How many webhooks the workspace has, read in the caller's transaction so that concurrent creates in one
-   * workspace wait for each other until it ends (D50): the count and the insert that follows are one step.
+   * First in every transaction that changes which webhooks of the workspace get which events (create, update,
+   * delete, enable): the workspace's events still waiting for their fan-out get their deliveries now, under the
+   * subscriptions they committed with (issue 16 item 2), and concurrent changes and writers of the workspace wait
+   * for each other until the transaction ends, so concurrent creates count one after another (D50).
    */
+  readonly lockSubscriptions: (workspaceId: WorkspaceId) => Effect.Effect<void, PersistenceError>
+  /** How many webhooks the workspace has, read after `lockSubscriptions` in the insert's transaction (D50). */
   readonly countForInsert: (workspaceId: WorkspaceId) => Effect.Effect<number, PersistenceError>
   readonly findById: (
     workspaceId: WorkspaceId,

@@ -92,6 +92,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
         updated_at: at
       })
       yield* tx.withTransaction(Effect.gen(function*() {
+        yield* repo.lockSubscriptions(principal.workspaceId)
         const count = yield* repo.countForInsert(principal.workspaceId)
         if (count >= config.maxPerWorkspace) return yield* tooMany
         yield* repo.insert(principal.workspaceId, webhook, secret)
@@ -122,6 +123,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
         const before = yield* find(principal.workspaceId, id)
         if (input.url !== undefined && input.url !== before.url) yield* checkUrl(input.url)
         return yield* tx.withTransaction(Effect.gen(function*() {
+          // First, before the row lock of If-Match: every subscription change takes the same locks in one order.
+          yield* repo.lockSubscriptions(principal.workspaceId)
           const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
           const next = {
             url: input.url ?? current.url,
@@ -141,7 +144,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
     const remove = Tracing.fn("Webhooks.delete")(function*(id: WebhookId, options?: WriteOptions) {
       const principal = yield* canWrite
       const deleted = yield* tx.withTransaction(Effect.zipRight(
-        guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
+        Effect.zipRight(
+          repo.lockSubscriptions(principal.workspaceId),
+          guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
+        ),
         repo.delete(principal.workspaceId, id)
       ))
       if (!deleted) return yield* new NotFound({ resource: "Webhook" })
@@ -167,7 +173,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
       const principal = yield* canWrite
       const current = yield* find(principal.workspaceId, id)
       if (current.is_active) return current
-      yield* tx.withTransaction(repo.enable(principal.workspaceId, id, yield* now))
+      const at = yield* now
+      yield* tx.withTransaction(Effect.zipRight(
+        repo.lockSubscriptions(principal.workspaceId),
+        repo.enable(principal.workspaceId, id, at)
+      ))
       return yield* find(principal.workspaceId, id)
     })
 

@@ -21,6 +21,7 @@ import oneSerialisation from "../migrations/0019_one_serialisation.js"
 import webhookOperations from "../migrations/0023_webhook_operations.js"
 import fairDelivery from "../migrations/0024_fair_delivery.js"
 import replyLoop from "../migrations/0026_reply_loop.js"
+import deferredFanOut from "../migrations/0027_deferred_fan_out.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -38,7 +39,8 @@ export const migrations = {
   "0019_one_serialisation": oneSerialisation,
   "0023_webhook_operations": webhookOperations,
   "0024_fair_delivery": fairDelivery,
-  "0026_reply_loop": replyLoop
+  "0026_reply_loop": replyLoop,
+  "0027_deferred_fan_out": deferredFanOut
 }
 
 /** Runs every pending migration; returns what ran. */

@@ -17,9 +17,12 @@ import {
 } from "@support-engine/core"
 import { type DateTime, Effect } from "effect"
 
-/** Makes `record(claimed, reason, at)`; `enqueue` is the queue's fan-out, so the event reaches its subscribers. */
+/**
+ * Makes `record(claimed, reason, at)`; `fanOutNow` makes the event's deliveries in the same transaction (SqlFanOut.ts:
+ * the dispatcher's transaction takes no marker lock), so the event reaches its subscribers.
+ */
 export const makeDeactivationEvent = (
-  enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
+  fanOutNow: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
 ) =>
   Effect.gen(function*() {
     const outbox = yield* Outbox
@@ -35,6 +38,6 @@ export const makeDeactivationEvent = (
           data: deactivationData({ webhookId: claimed.webhookId, url: claimed.url, reason, at })
         })
         yield* outbox.append(claimed.workspaceId, event)
-        yield* enqueue(claimed.workspaceId, event)
+        yield* fanOutNow(claimed.workspaceId, event)
       })
   })

@@ -1,5 +1,6 @@
 /**
- * The `DeliveryQueue` port on `@effect/sql` (D37, D38, D43): the fan-out into the queue, and the dispatcher's side,
+ * The `DeliveryQueue` port on `@effect/sql` (D37, D38, D43): the fan-out into the queue (SqlFanOut.ts: a marker in
+ * the event's transaction, the deliveries made by the dispatcher's fan-out step), and the dispatcher's side,
  * deliveries claimed under a lease in one statement, attempts recorded unless the claim was lost, leases given back.
  */
 import { SqlClient, type Statement } from "@effect/sql"
@@ -42,8 +43,8 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const sql = yield* SqlClient.SqlClient
       const signal = yield* DeliverySignal
       const cipher = yield* SecretCipher
-      const enqueue = yield* makeFanOut
-      const recordDeactivation = yield* makeDeactivationEvent(enqueue)
+      const fanOut = yield* makeFanOut
+      const recordDeactivation = yield* makeDeactivationEvent(fanOut.fanOutNow)
       const p = params(sql)
       const active = p.bool(true)
       const timestamp = sql.literal(types(sql).ts)
@@ -151,6 +152,9 @@ export const SqlDeliveryQueueLive: Layer.Layer<
 
       const deactivate = (claimed: ClaimedDelivery, reason: DeactivationReason, at: DateTime.Utc) =>
         Effect.gen(function*() {
+          // A change of the workspace's subscriptions: the events committed before it get their deliveries first,
+          // this webhook's among them (cancelled just below, recoverable as before, D52).
+          yield* fanOut.drain(claimed.workspaceId, "skip")
           const deactivated = yield* sql`UPDATE webhooks SET is_active = ${p.bool(false)}, deactivated_at = ${ts(at)},
             deactivation_reason = ${reason}, updated_at = ${ts(at)}
             WHERE id = ${claimed.webhookId} AND is_active = ${active} RETURNING id`
@@ -311,7 +315,8 @@ export const SqlDeliveryQueueLive: Layer.Layer<
         )
 
       return DeliveryQueue.of({
-        enqueue,
+        enqueue: fanOut.enqueue,
+        fanOut: fanOut.fanOutPending,
         claimDue: (request) => claimRows(request).pipe(persist),
         complete: (claimed, attempt, outcome, at) =>
           Effect.map(

@@ -1,5 +1,6 @@
 /** The `WebhookRepo` port on `@effect/sql`: subscriptions and their delivery log, scoped by workspace (D11, D36). */
 import { SqlClient } from "@effect/sql"
+import type { IdGenerator } from "@support-engine/core"
 import {
   ATTEMPT_LOG_LIMIT,
   DeliveryAttempt,
@@ -22,12 +23,13 @@ import { mapSqlError } from "../shared/SqlErrors.js"
 import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { erasePreviousSecrets } from "./SecretsAtRest.js"
+import { makeFanOut } from "./SqlFanOut.js"
 import { AttemptRow, DeliveryRow, persist, toWebhook, WEBHOOK_COLUMNS, WebhookRow, WEBHOOKS } from "./WebhookRows.js"
 
 export const SqlWebhookRepoLive: Layer.Layer<
   WebhookRepo,
   never,
-  SqlClient.SqlClient | Counters | DeliverySignal | SecretCipher
+  SqlClient.SqlClient | Counters | DeliverySignal | SecretCipher | IdGenerator
 > = Layer.effect(
   WebhookRepo,
   Effect.gen(function*() {
@@ -38,6 +40,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
       cipher.encrypt(secret, webhookSecretContext(id))
     const counters = yield* Counters
     const signal = yield* DeliverySignal
+    const fanOut = yield* makeFanOut
     const p = params(sql)
     const columns = sql.literal(WEBHOOK_COLUMNS)
     const timestamp = sql.literal(types(sql).ts)
@@ -128,20 +131,11 @@ export const SqlWebhookRepoLive: Layer.Layer<
         return rows.map((row) => new WebhookDelivery({ ...row, attempt_log: logs.get(row.id) ?? [] }))
       })
 
-    /**
-     * PostgreSQL: the workspace row is locked (`FOR NO KEY UPDATE`, which foreign-key checks do not wait on) until
-     * the transaction ends, so concurrent creates count one after another (D50). SQLite runs one transaction at a
-     * time on its connection.
-     */
-    const lockWorkspace = (workspaceId: WorkspaceId) =>
-      sql.onDialectOrElse({
-        pg: () => sql`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`.pipe(Effect.asVoid),
-        orElse: () => Effect.void
-      })
-
     return WebhookRepo.of({
-      countForInsert: (workspaceId) =>
-        lockWorkspace(workspaceId).pipe(mapSqlError, Effect.zipRight(counters.get(workspaceId, WEBHOOKS))),
+      lockSubscriptions: fanOut.lockSubscriptions,
+      // Concurrent creates wait for each other in `lockSubscriptions` (PostgreSQL); SQLite runs one transaction at a
+      // time on its connection.
+      countForInsert: (workspaceId) => counters.get(workspaceId, WEBHOOKS),
       insert: (workspaceId, w, secret) =>
         Effect.gen(function*() {
           yield* sql`INSERT INTO webhooks (id, workspace_id, url, description, events, is_active,

@@ -5,6 +5,7 @@ import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
+import { deferredFanOutSuite } from "./DeferredFanOutSuite.js"
 import { fairDeliverySuite } from "./FairDeliverySuite.js"
 import type { Adapter } from "./Harness.js"
 import { idempotencySuite } from "./IdempotencySuite.js"
@@ -31,6 +32,7 @@ export const conformance = (adapter: Adapter): void => {
   webhooksSuite(adapter)
   webhookOpsSuite(adapter)
   fairDeliverySuite(adapter)
+  deferredFanOutSuite(adapter)
   cursorsSuite(adapter)
   preconditionsSuite(adapter)
   idempotencySuite(adapter)

@@ -8,6 +8,7 @@ import {
   Actor,
   CreateApiToken,
   CreateWorkspace,
+  DeliveryQueue,
   EngineLive,
   type EngineService,
   Principal,
@@ -74,3 +75,13 @@ export const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A
 export const codeOf = <A, E extends { readonly _tag: string; readonly code?: unknown }, R>(
   self: Effect.Effect<A, E, R>
 ) => Effect.map(Effect.flip(self), (e) => e.code ?? e._tag)
+
+/**
+ * What the dispatcher does before each claim (issue 16 item 2): every event still waiting for its fan-out gets its
+ * deliveries. Answers how many events were fanned out.
+ */
+export const fanOutPending = Effect.flatMap(DeliveryQueue, (queue) => {
+  const loop = (total: number): Effect.Effect<number, unknown> =>
+    Effect.flatMap(queue.fanOut(500), (n) => n === 0 ? Effect.succeed(total) : loop(total + n))
+  return loop(0)
+}).pipe(Effect.orDie)

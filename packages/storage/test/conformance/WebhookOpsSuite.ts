@@ -21,7 +21,7 @@ import {
   Webhooks
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Layer, Ref, TestClock } from "effect"
-import { type Adapter, as, makeWorkspace, provideEngine, type TestEngine } from "./Harness.js"
+import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, type TestEngine } from "./Harness.js"
 
 const tagOf = entityTag(Webhook)
 
@@ -36,19 +36,27 @@ const servicesWith = (lookups: Ref.Ref<number>) =>
 
 /** Leases everything due far into the future: the queue spans the workspaces of earlier tests. */
 const drain = Effect.flatMap(DeliveryQueue, (queue) =>
-  queue.claimDue({
-    now: DateTime.unsafeMake(Date.UTC(9000, 0, 1)),
-    leaseUntil: DateTime.unsafeMake(Date.UTC(9999, 0, 1)),
-    claimant: "drain",
-    limit: 1_000_000
-  }))
+  Effect.zipRight(
+    fanOutPending,
+    queue.claimDue({
+      now: DateTime.unsafeMake(Date.UTC(9000, 0, 1)),
+      leaseUntil: DateTime.unsafeMake(Date.UTC(9999, 0, 1)),
+      claimant: "drain",
+      limit: 1_000_000
+    })
+  ))
 
+/** Claims as the dispatcher does: the pending fan-outs first. */
 const claimNow = Effect.flatMap(
   DeliveryQueue,
   (queue) =>
     Effect.flatMap(
       DateTime.now,
-      (now) => queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant: "test", limit: 100 })
+      (now) =>
+        Effect.zipRight(
+          fanOutPending,
+          queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant: "test", limit: 100 })
+        )
     )
 )
 

@@ -15,7 +15,7 @@ import {
   type WorkspaceId
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
-import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
+import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine } from "./Harness.js"
 
 const absolute = (millis: number) => DateTime.unsafeMake(millis)
 
@@ -49,7 +49,10 @@ export const addWebhook = (
       created_at: created,
       updated_at: created
     })
-    yield* (yield* Transactor).withTransaction(repo.insert(workspaceId, webhook, Redacted.make(SECRET)))
+    // As the service does: the subscriptions change after the workspace's pending events are fanned out.
+    yield* (yield* Transactor).withTransaction(
+      Effect.zipRight(repo.lockSubscriptions(workspaceId), repo.insert(workspaceId, webhook, Redacted.make(SECRET)))
+    )
     return webhook
   })
 
@@ -58,17 +61,25 @@ export const addWebhook = (
  * suites of one run share a database.
  */
 export const drainQueue = Effect.flatMap(DeliveryQueue, (queue) =>
-  queue.claimDue({
-    now: absolute(Date.UTC(9000, 0, 1)),
-    leaseUntil: absolute(Date.UTC(9999, 0, 1)),
-    claimant: "drain",
-    limit: 1_000_000
-  }))
+  Effect.zipRight(
+    fanOutPending,
+    queue.claimDue({
+      now: absolute(Date.UTC(9000, 0, 1)),
+      leaseUntil: absolute(Date.UTC(9999, 0, 1)),
+      claimant: "drain",
+      limit: 1_000_000
+    })
+  ))
 
+/** Claims as the dispatcher does: the pending fan-outs first. */
 const claimAll = (now: DateTime.Utc, claimant = "dispatcher-1", limit = 100) =>
   Effect.flatMap(
     DeliveryQueue,
-    (queue) => queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant, limit })
+    (queue) =>
+      Effect.zipRight(
+        fanOutPending,
+        queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant, limit })
+      )
   )
 
 const attempt = (attemptedAt: DateTime.Utc, responseStatus: number | null, error: string | null = null) => ({
@@ -104,6 +115,9 @@ export const webhooksSuite = (adapter: Adapter) =>
 
         yield* TestClock.adjust(Duration.seconds(3))
         const customer = yield* (yield* Customers).create(new CreateCustomer({ email: "a@x.io" })).pipe(as(principal))
+        // The write left a marker; the deliveries are made by the fan-out step (issue 16 item 2).
+        assert.strictEqual((yield* deliveriesOf(workspace.id, typed)).total, 0)
+        assert.strictEqual(yield* fanOutPending, 1)
 
         for (const webhook of [typed, star]) {
           const { items, total } = yield* deliveriesOf(workspace.id, webhook)
@@ -150,6 +164,7 @@ export const webhooksSuite = (adapter: Adapter) =>
             .pipe(as(principal))
         )
         assert.strictEqual(failed, "boom")
+        assert.strictEqual(yield* fanOutPending, 0, "no marker survives the rollback")
         assert.strictEqual((yield* deliveriesOf(workspace.id, webhook)).items.length, 0)
 
         const signal = yield* queue.changes
@@ -161,6 +176,7 @@ export const webhooksSuite = (adapter: Adapter) =>
         })).pipe(as(principal))
         assert.isTrue(Option.isNone(inside), "no wake-up before the commit")
         yield* Fiber.join(waiter)
+        assert.strictEqual(yield* fanOutPending, 1)
         assert.strictEqual((yield* deliveriesOf(workspace.id, webhook)).items.length, 1)
       }).pipe(provide))
 
@@ -177,7 +193,8 @@ export const webhooksSuite = (adapter: Adapter) =>
           yield* TestClock.adjust(Duration.millis(10))
         }
         const queue = yield* DeliveryQueue
-        assert.deepStrictEqual(yield* queue.nextDueAt, Option.some(at(0)))
+        yield* fanOutPending
+        assert.deepStrictEqual(yield* queue.nextDueAt, Option.some(at(0)), "due at the event's time")
 
         const now = at(100)
         const firstPage = yield* claimAll(now, "a", 2)
@@ -425,17 +442,23 @@ export const webhooksSuite = (adapter: Adapter) =>
         assert.deepStrictEqual(listed.items.map((w) => w.id), [second.id])
 
         yield* record("before")
-        assert.strictEqual((yield* deliveriesOf(workspace.id, first)).total, 0)
         const retargeted = new Webhook({ ...first, events: ["agent.deleted"], url: "https://new.example.com" })
-        yield* tx.withTransaction(repo.update(workspace.id, retargeted))
+        // "before" is still waiting for its fan-out: the change fans it out first, under the old subscriptions.
+        yield* tx.withTransaction(
+          Effect.zipRight(repo.lockSubscriptions(workspace.id), repo.update(workspace.id, retargeted))
+        )
+        assert.strictEqual((yield* deliveriesOf(workspace.id, first)).total, 0)
+        assert.strictEqual((yield* deliveriesOf(workspace.id, second)).total, 1)
         assert.deepStrictEqual(yield* webhookOf(workspace.id, first), retargeted)
         yield* record("after")
+        yield* fanOutPending
         assert.strictEqual((yield* deliveriesOf(workspace.id, first)).total, 1)
 
         for (let i = 0; i < 3; i++) {
           yield* TestClock.adjust(Duration.millis(1))
           yield* record(`more-${i}`)
         }
+        yield* fanOutPending
         const page = yield* repo.listDeliveries(workspace.id, second.id, {}, { limit: 2, offset: 0 })
         assert.strictEqual(page.total, 5)
         assert.isTrue(page.items[0]!.created_at.epochMillis >= page.items[1]!.created_at.epochMillis)
