@@ -9,6 +9,11 @@ import { EngineLive, type EngineService, Tracing, TrainingWorker } from "@suppor
 import { IoSchedulerSeam, NodeBodySeam } from "@support-engine/http"
 import { DirectStatementsSeam, engineLayer, layerFromClient, type StoragePorts } from "@support-engine/storage"
 import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+
+// The stock client is a host's client: storage has no database file to keep a key file beside, so it needs
+// SUPPORT_SECRET_KEY (docs/configuration.md). A random key for the run, inherited by the servers the bench starts.
+process.env["SUPPORT_SECRET_KEY"] ??= randomBytes(32).toString("base64")
 
 export const SEAMS = ["sqlite-client", "direct-statements", "untraced-fn", "node-body", "io-scheduler"] as const
 export type Seam = (typeof SEAMS)[number]
