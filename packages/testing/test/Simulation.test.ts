@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { simulate } from "../src/Simulation.js"
+import { simulate } from "../src/simulation/index.js"
 
 describe("simulation", () => {
   it("the same seed gives the same trace, byte for byte; another seed another", async () => {
