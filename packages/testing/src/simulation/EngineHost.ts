@@ -1,11 +1,11 @@
 /**
- * The engine the simulator drives, and its crashes. The engine is built in a scope of its own; a crash takes the
+ * The engine the simulator drives, and its crashes. The engine is built in a scope of its own; a crash keeps the
  * database as it is at that instant (every commit, nothing after), closes the engine with attempts and reply jobs in
- * flight, puts that database back in place and opens a new engine on it: a process killed and started again on the
- * same file (FoundationDB's simulator kills processes the same way, and keeps their disks).
+ * flight, and opens a new engine on the same database: a process killed and started again on the same file
+ * (FoundationDB's simulator kills processes the same way, and keeps their disks).
  *
- * SQLite: the instant's state is `VACUUM INTO` a copy, which replaces the file once the old engine has closed (what
- * the closing engine still writes, leases given back for instance, is lost as a killed process would lose it).
+ * SQLite: the engine's connection is made read-only (`PRAGMA query_only`) before it closes, so what the closing
+ * engine would still write (leases given back, attempts recorded) is lost, as a killed process would lose it.
  * PostgreSQL: connections to the database are refused and the engine's are ended before it closes, so it writes
  * nothing more; then they are allowed again.
  */
@@ -13,7 +13,7 @@ import { SqlClient } from "@effect/sql"
 import type { WebhookSettings } from "@support-engine/core"
 import { clientLayer, type StoragePorts } from "@support-engine/storage"
 import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, Random, Scope, TestClock } from "effect"
-import { mkdtempSync, renameSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { settle } from "../Advance.js"
@@ -122,12 +122,12 @@ export const makeEngineHost = (options: {
 
     const kill: Effect.Effect<void> = Effect.gen(function*() {
       if (where._tag === "File") {
-        const copy = `${where.file}.crash`
-        rmSync(copy, { force: true })
-        yield* sql((s) => s.unsafe(`VACUUM INTO '${copy.replaceAll("'", "''")}'`))
-        yield* quietly(Scope.close(up.scope, Exit.void))
-        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${where.file}${suffix}`, { force: true })
-        renameSync(copy, where.file)
+        // Nothing written from here on lands: the engine's finalizers (leases given back, attempts recorded) fail
+        // as a killed process's would never run. The setting ends with the connection. It is made in a
+        // transaction so that it reaches the writer connection; the closing engine's transactions then die at
+        // their BEGIN, so the close's outcome is of no interest.
+        yield* sql((s) => s.withTransaction(s.unsafe("PRAGMA query_only = ON")))
+        yield* quietly(Effect.exit(Scope.close(up.scope, Exit.void)))
       } else if (where._tag === "Postgres") {
         const { admin, name } = where
         yield* onClient(admin, (s) => s.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`))

@@ -123,6 +123,8 @@ export interface World {
   readonly downtimes: Array<Downtime>
   /** Requests of the receiver read so far. */
   requestsSeen: number
+  /** On SQLite, the largest rowid of the event log read so far: only workspaces with later rows are read again. */
+  eventRowid: number
   /** Numbers names, emails and URLs so that they are unique in the run. */
   serial: number
   /** When the (one) reply worker is free again, if every job before takes the model's full time. */
@@ -143,6 +145,7 @@ export const emptyWorld = (): World => ({
   conversations: new Map(),
   downtimes: [],
   requestsSeen: 0,
+  eventRowid: 0,
   serial: 0,
   workerFreeAt: 0,
   orphans: 0,

@@ -5,7 +5,19 @@
  * `TestClock`, configuration only from here: the same seed gives the same trace, byte for byte.
  */
 import { WebhookConfig } from "@support-engine/core"
-import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Logger, LogLevel, Random, TestContext } from "effect"
+import {
+  Clock,
+  ConfigProvider,
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  Logger,
+  LogLevel,
+  Random,
+  Scheduler,
+  TestContext
+} from "effect"
 import { createHash } from "node:crypto"
 import { advanceBy, settle } from "../Advance.js"
 import { RecordingReceiver } from "../RecordingReceiver.js"
@@ -61,7 +73,7 @@ const DELIVERY = {
 }
 
 /** Long enough for every retry, lease and poll of the engine to come due. */
-const QUIESCE = Duration.toMillis(Duration.days(1)) + 60_000
+const QUIESCE = Duration.toMillis(Duration.days(1)) + Duration.toMillis(Duration.hours(1))
 
 const pickOp = (sim: Sim, seed: number) =>
   Effect.gen(function*() {
@@ -105,7 +117,7 @@ const program = (
       crashes,
       deliveries: makeDeliveryOracle(world, DELIVERY)
     }
-    const every = Math.max(1, options.fullCheckEvery ?? 25)
+    const every = Math.max(1, options.fullCheckEvery ?? 100)
     const checks = (step: number, final: boolean) =>
       Effect.gen(function*() {
         yield* settle
@@ -157,6 +169,7 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
   })
   return Effect.runPromise(
     run.pipe(
+      Effect.withScheduler(new Scheduler.MixedScheduler(Number.MAX_SAFE_INTEGER)),
       Effect.withRandom(Random.make(options.seed)),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SUPPORT_SECRET_KEY", SECRET_KEY]]))),
       Effect.provide(TestContext.TestContext),

@@ -28,7 +28,7 @@ export const disturbAgent = (sim: Sim, agent: AgentModel) => {
 const settings = (space: Space, rng: Rng) =>
   Effect.gen(function*() {
     const limit = (yield* rng.chance(0.4)) ? yield* rng.int(1, 4) : 1000
-    const phrases = (yield* rng.chance(0.25)) ? [yield* rng.pick(PHRASES)] : []
+    const phrases = (yield* rng.chance(0.4)) ? [yield* rng.pick(PHRASES)] : []
     const rules = space.users.length > 0 && (yield* rng.chance(0.3))
       ? [{ channel: "chat" as const, rule: RULE, escalateTo: yield* rng.pick(space.users) }]
       : []
@@ -40,7 +40,7 @@ const ruleInput = (rules: AgentModel["rules"]) =>
 
 export const agent: Op = {
   name: "agent",
-  weight: 3,
+  weight: 12,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)

@@ -270,7 +270,7 @@ const message = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
 
 export const conversation: Op = {
   name: "conversation",
-  weight: 5,
+  weight: 20,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -312,7 +312,7 @@ export const conversation: Op = {
 
 export const customerMessage: Op = {
   name: "message",
-  weight: 8,
+  weight: 32,
   run: (sim, rng) =>
     Effect.gen(function*() {
       // Mostly to conversations an agent answers, where there is the most to check.

@@ -17,7 +17,7 @@ import { type AnyCall, type Op, otherSpace, refused, valid } from "./Op.js"
 
 export const company: Op = {
   name: "company",
-  weight: 2,
+  weight: 8,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -65,7 +65,7 @@ export const company: Op = {
 
 export const customer: Op = {
   name: "customer",
-  weight: 5,
+  weight: 20,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)

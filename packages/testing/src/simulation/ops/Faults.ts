@@ -12,7 +12,7 @@ import type { Op } from "./Op.js"
 
 export const clock: Op = {
   name: "clock",
-  weight: 6,
+  weight: 24,
   run: (_sim, rng) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis

@@ -22,7 +22,7 @@ import { type AnyCall, type Op, otherSpace, refused, valid } from "./Op.js"
 
 export const training: Op = {
   name: "training",
-  weight: 3,
+  weight: 12,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -141,7 +141,7 @@ export const training: Op = {
 
 export const article: Op = {
   name: "article",
-  weight: 2,
+  weight: 8,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)

@@ -25,7 +25,7 @@ const MINUTE = 60_000
 
 export const newWorkspace: Op = {
   name: "workspace",
-  weight: 1,
+  weight: 4,
   run: (sim) =>
     Effect.gen(function*() {
       const spaces = sim.world.spaces
@@ -67,7 +67,7 @@ export const newWorkspace: Op = {
 
 export const newUser: Op = {
   name: "user",
-  weight: 1,
+  weight: 4,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -88,7 +88,7 @@ export const newUser: Op = {
 
 export const newToken: Op = {
   name: "token",
-  weight: 2,
+  weight: 8,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -132,7 +132,7 @@ export const newToken: Op = {
 
 export const revokeToken: Op = {
   name: "revoke token",
-  weight: 1,
+  weight: 4,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
@@ -148,7 +148,7 @@ export const revokeToken: Op = {
 /** A request with one of the workspace's tokens, whatever its state: the engine must judge it as the model does. */
 export const useToken: Op = {
   name: "use token",
-  weight: 3,
+  weight: 12,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)

@@ -54,14 +54,14 @@ const GRACES = [0, 60, undefined] as const
 
 export const webhook: Op = {
   name: "webhook",
-  weight: 3,
+  weight: 12,
   run: (sim, rng) =>
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
       const choice = yield* rng.int(0, 12)
       const now = yield* Clock.currentTimeMillis
       if (choice <= 2 || space.hooks.length === 0) {
-        if (space.hooks.length >= 4) return undefined
+        if (space.hooks.length >= 3) return undefined
         const url = `https://hooks.example.test/r${++sim.world.serial}`
         const { answers, fallback } = yield* script(rng)
         yield* sim.receiver.script(url, answers, fallback)
