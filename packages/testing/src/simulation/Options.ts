@@ -18,7 +18,7 @@ export const PLANTED_BUGS = [
   "wrong-total",
   /** A customer of another workspace is found by id: isolation leaks. */
   "isolation-leak",
-  /** An agent's reply is stored with its first prohibited phrase appended: the guardrail is bypassed. */
+  /** An agent's reply is stored with a prohibited phrase appended: the guardrail is bypassed. */
   "prohibited-reply"
 ] as const
 export type PlantedBug = typeof PLANTED_BUGS[number]

@@ -17,6 +17,7 @@ import type { StoragePorts } from "@support-engine/storage"
 import { Effect, Layer, Option } from "effect"
 import type { RecordingReceiver } from "../RecordingReceiver.js"
 import type { PlantedBug } from "./Options.js"
+import { PHRASES } from "./Questions.js"
 
 /** Every seventh fan-out does nothing: the event is committed, its deliveries are not queued. */
 const skipDelivery = Layer.effect(
@@ -57,7 +58,7 @@ const isolationLeak = Layer.effect(
   })
 )
 
-/** An agent's message is stored with the agent's first prohibited phrase appended. */
+/** An agent's message is stored with the agent's first prohibited phrase appended (or one agents are often given). */
 const prohibitedReply = Layer.effect(
   MessageRepo,
   Effect.gen(function*() {
@@ -72,13 +73,10 @@ const prohibitedReply = Layer.effect(
           }
           const agent = yield* agents.findById(workspaceId, AgentId.make(message.sender_id))
           const phrase = Option.match(agent, {
-            onNone: () => undefined,
-            onSome: (a) => a.prohibited_phrases[0]?.phrase
+            onNone: () => PHRASES[0]!,
+            onSome: (a) => a.prohibited_phrases[0]?.phrase ?? PHRASES[0]!
           })
-          return yield* repo.insert(
-            workspaceId,
-            phrase === undefined ? message : new Message({ ...message, content: `${message.content} ${phrase}` })
-          )
+          return yield* repo.insert(workspaceId, new Message({ ...message, content: `${message.content} ${phrase}` }))
         })
     }
   })

@@ -3,7 +3,7 @@
  * commit order) and the new requests of the receiver. Each goes to the checks that follow it, and to the trace.
  */
 import { SqlClient } from "@effect/sql"
-import { Events, ListEvents } from "@support-engine/core"
+import { ConversationId, Events, ListEvents, ListMessages, Messages } from "@support-engine/core"
 import { Effect } from "effect"
 import { broken } from "../Failure.js"
 import { touch } from "../Model.js"
@@ -67,7 +67,18 @@ export const observe = (sim: Sim) =>
             : ""
           sim.trace.push(`  event ${space.index} ${event.event} ${event.id}${reason}`)
           yield* sim.deliveries.onEvent(space, event)
-          yield* onReplyEvent(sim.world, space, event)
+          yield* onReplyEvent(sim.world, space, event, (conversation, id) =>
+            sim.engine.run(
+              asPrincipal(space.principal)(
+                Effect.flatMap(
+                  Messages,
+                  (m) => m.list(new ListMessages({ conversation_id: ConversationId.make(conversation), per_page: 20 }))
+                )
+              )
+            ).pipe(
+              Effect.map((page) => page.data.find((m) => m.id === id)?.content),
+              Effect.catchAll((e) => broken("a conversation's messages can be read", e._tag))
+            ))
           if (event.event === "conversation.escalated" || event.event === "conversation.agent.message.created") {
             touch(sim.world, space, "messages")
           }

@@ -15,7 +15,16 @@ const says = (text: string, phrase: string) => {
   return ` ${words(text).join(" ")} `.includes(` ${words(phrase).join(" ")} `)
 }
 
-export const onReplyEvent = (world: World, space: Space, event: Event) =>
+/**
+ * `stored` reads the reply as the conversation holds it: what the customer sees is what must be free of prohibited
+ * phrases, and it must be what the event said.
+ */
+export const onReplyEvent = (
+  world: World,
+  space: Space,
+  event: Event,
+  stored: (conversation: string, message: string) => Effect.Effect<string | undefined>
+) =>
   Effect.gen(function*() {
     const agentReply = event.event === "conversation.agent.message.created" && event.actor.type === "agent"
     if (!agentReply && event.event !== "conversation.escalated") return
@@ -31,12 +40,20 @@ export const onReplyEvent = (world: World, space: Space, event: Event) =>
     conversation.messages++
     space.messages++
     if (agentReply) {
-      const message = event.data["message"] as { readonly content: string }
-      const forbidden = ask.phrasesAtAsk.filter((p) => ask.agent.phrases.includes(p) && says(message.content, p))
+      const message = event.data["message"] as { readonly id: string; readonly content: string }
+      const content = yield* stored(conversation.id, message.id)
+      const forbidden = ask.phrasesAtAsk.filter((p) =>
+        ask.agent.phrases.includes(p) && (says(message.content, p) || says(content ?? "", p))
+      )
       yield* ensure(
         forbidden.length === 0,
         "no agent reply contains a prohibited phrase (D53)",
-        () => `${forbidden.join(", ")} in ${JSON.stringify(message.content)}`
+        () => `${forbidden.join(", ")} in ${JSON.stringify(content)}`
+      )
+      yield* ensure(
+        content === message.content,
+        "an agent's reply is stored as its event says (D34, D53)",
+        () => `${JSON.stringify(content)} against ${JSON.stringify(message.content)}`
       )
       conversation.sessionReplies++
       yield* ensure(

@@ -78,8 +78,8 @@ export const agent: Op = {
           deleted: false
         })
         sim.world.touched.add(`${space.index}:agents`)
-        if (space.articles.length === 0) {
-          // Something to answer from (D53): the knowledge base's article, published.
+        {
+          // Something to answer from (D53): an article of the knowledge base, published (others may be drafts).
           const published = yield* valid(
             sim,
             space,
