@@ -29,6 +29,7 @@ import { type SearchLatency, searchLatency } from "./Search.js"
 import { benchPgUrl, searchLatencyPostgres } from "./SearchPostgres.js"
 import { seed, type Seeded } from "./Seed.js"
 import { buildServers, type Running, type ServerKind, SERVERS, startServer, stopServer } from "./Servers.js"
+import { simulateBench, simulateReport } from "./Simulate.js"
 import { webhookPhase, webhookReport, type WebhookResult } from "./Webhooks.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -339,6 +340,10 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (process.argv.includes("--simulate")) {
+      process.stdout.write(`\n${simulateReport(await simulateBench(quick ? 2_000 : 10_000, progress))}\n`)
+      return
+    }
     if (fairnessOnly) {
       const fairness = await fairnessPhase(
         dir,

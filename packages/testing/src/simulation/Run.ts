@@ -19,7 +19,7 @@ import {
   TestContext
 } from "effect"
 import { createHash } from "node:crypto"
-import { advanceBy, settle } from "../Advance.js"
+import { advanceBy, settle, withNetworkSettle } from "../Advance.js"
 import { RecordingReceiver } from "../RecordingReceiver.js"
 import { makeEngineHost, SIMULATION_WEBHOOKS } from "./EngineHost.js"
 import { InvariantBroken } from "./Failure.js"
@@ -65,6 +65,7 @@ const SECRET_KEY = "5e".repeat(32)
 
 const settings = { ...SIMULATION_WEBHOOKS, timeout: Duration.seconds(10), leaseMargin: Duration.seconds(5) }
 const DELIVERY = {
+  lateBy: 0,
   retryBase: Duration.toMillis(settings.retryBase!),
   timeout: Duration.toMillis(settings.timeout),
   lease: Duration.toMillis(settings.timeout) + Duration.toMillis(settings.leaseMargin),
@@ -87,6 +88,9 @@ const pickOp = (sim: Sim, seed: number) =>
     return { op: OPS[OPS.length - 1]!, rng }
   })
 
+/** How late an attempt may come on PostgreSQL (Deliveries.ts, `lateBy`): unbounded, the clock jumps. */
+const NETWORK_LATENESS = Number.POSITIVE_INFINITY
+
 const program = (
   options: SimulationOptions,
   trace: Array<string>,
@@ -95,6 +99,7 @@ const program = (
 ) =>
   Effect.gen(function*() {
     const crashes = options.crashes ?? true
+    const network = options.databaseUrl?.startsWith("postgres") === true
     const receiver = Context.get(
       yield* Layer.build(RecordingReceiver.Default.pipe(Layer.provide(WebhookConfig.layer(settings)))),
       RecordingReceiver
@@ -115,7 +120,8 @@ const program = (
       trace,
       plantBug: options.plantBug,
       crashes,
-      deliveries: makeDeliveryOracle(world, DELIVERY)
+      network,
+      deliveries: makeDeliveryOracle(world, { ...DELIVERY, lateBy: network ? NETWORK_LATENESS : 0 })
     }
     const every = Math.max(1, options.fullCheckEvery ?? 100)
     const checks = (step: number, final: boolean) =>
@@ -145,7 +151,9 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
   const run = Effect.gen(function*() {
     const stepSeeds = options.stepSeeds ?? (yield* stepSeedsOf(options.seed, options.steps))
     const progress = { step: 0 }
+    const network = options.databaseUrl?.startsWith("postgres") === true
     const outcome = yield* Effect.scoped(program(options, trace, stepSeeds, progress)).pipe(
+      network ? withNetworkSettle : (self) => self,
       Effect.as(undefined),
       Effect.catchAllDefect((defect) => defect instanceof InvariantBroken ? Effect.succeed(defect) : Effect.die(defect))
     )

@@ -25,6 +25,15 @@ export interface DeliverySettings {
   readonly lease: number
   readonly maxAttempts: number
   readonly deactivateAfter: number
+  /**
+   * How late an attempt may be: 0 on SQLite, where the timetable is exact. On PostgreSQL a query is a network
+   * round trip that the test clock does not see, so `settle` may call the engine quiet while the dispatcher still
+   * waits on one, and the clock jumps before the dispatcher sleeps until the next due time, which then comes late
+   * by the jump (a test artefact: real time does not jump). There attempts are checked never to come early, and
+   * every delivery to end by its rules by the end of the run, but not their exact times, nor that a webhook is
+   * deactivated at the very instant its fifth failure or its 410 is recorded (docs/testing.md).
+   */
+  readonly lateBy: number
 }
 
 interface Delivery {
@@ -150,7 +159,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       )
       const expected = adjust(delivery.due)
       yield* ensure(
-        request.at === expected,
+        request.at >= expected && request.at <= expected + settings.lateBy,
         "every attempt is made at the time D38 gives",
         () => `${what}: expected at ${expected} (attempt ${delivery.round + 1})`
       )
@@ -237,7 +246,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           continue
         }
         yield* ensure(
-          !final && at + settings.timeout >= now,
+          !final && at + settings.timeout + settings.lateBy >= now,
           "every committed event reaches every active subscriber: each attempt is made when due (D38)",
           () => `${delivery.hook.url} ${delivery.event} delivery ${delivery.id ?? "(never sent)"} due at ${at}`
         )
@@ -248,7 +257,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           ledgers.delete(id)
           continue
         }
-        yield* evaluate(hook, ledger, now)
+        if (settings.lateBy === 0) yield* evaluate(hook, ledger, now)
       }
     })
 
