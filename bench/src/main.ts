@@ -32,6 +32,7 @@ import {
   searchOnly,
   settings
 } from "./Settings.js"
+import { simulateBench, simulateReport } from "./Simulate.js"
 import { webhookPhase, type WebhookResult } from "./Webhooks.js"
 
 /** `--seams`: the A/B table of every seam, printed and written like a full run's results. */
@@ -67,6 +68,10 @@ const main = async () => {
     `support-engine bench (${quick ? "quick" : "full"}) on ${machine.nproc} cores, node ${machine.node}; data in ${dir}`
   )
   try {
+    if (process.argv.includes("--simulate")) {
+      process.stdout.write(`\n${simulateReport(await simulateBench(quick ? 2_000 : 10_000, progress))}\n`)
+      return
+    }
     if (fairnessOnly) {
       const fairness = await fairnessPhase(
         dir,

@@ -5,7 +5,7 @@
  * - jump to the next thing that is due (a delivery's next attempt, a slow answer, a training step), not past it, so
  *   each happens at exactly its time (D38's timetable, for instance).
  */
-import { Chunk, Clock, Effect, Option, TestClock } from "effect"
+import { Chunk, Clock, Effect, FiberRef, Option, TestClock } from "effect"
 
 /**
  * Resumes after Node's pending I/O callbacks: the dispatcher waits on these (`setImmediate`) to batch the attempts
@@ -22,19 +22,47 @@ const sleepsNow = Effect.map(TestClock.sleeps(), (s) => Chunk.toReadonlyArray(s)
 const MAX_ROUNDS = 10_000
 
 /**
+ * How `settle` decides the engine is quiet: the same sleeps for `stableRounds` rounds in a row, each round also
+ * waiting `pauseMs` of real time. On SQLite every statement runs to completion synchronously, and three rounds of
+ * pending I/O suffice. On PostgreSQL a query is a network round trip the clock knows nothing of: a fiber waiting on
+ * one looks asleep to nobody, so rounds with a real pause let it come back before the engine is called quiet.
+ */
+export interface SettlePolicy {
+  readonly stableRounds: number
+  readonly pauseMs: number
+}
+
+export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake<SettlePolicy>({
+  stableRounds: 3,
+  pauseMs: 0
+})
+
+/** Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. */
+export const withNetworkSettle = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.locally(self, settlePolicy, { stableRounds: 4, pauseMs: 2 })
+
+const pause = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const handle = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(handle))
+  })
+
+/**
  * Runs the engine until it is quiet: the same fibers asleep until the same times for three rounds of yielding and
  * pending I/O in a row. The clock does not move.
  */
 export const settle: Effect.Effect<void> = Effect.gen(function*() {
+  const policy = yield* FiberRef.get(settlePolicy)
   let previous = ""
   let stable = 0
   for (let round = 0; round < MAX_ROUNDS; round++) {
     yield* Effect.yieldNow()
     yield* afterPendingIO
+    if (policy.pauseMs > 0) yield* pause(policy.pauseMs)
     yield* Effect.yieldNow()
     const current = yield* sleepsNow
     stable = current === previous ? stable + 1 : 0
-    if (stable >= 3) return
+    if (stable >= policy.stableRounds) return
     previous = current
   }
   return yield* Effect.dieMessage("the engine did not settle: a fiber keeps waking without the clock moving")

@@ -36,8 +36,13 @@ export interface ReceivedRequest {
   readonly body: string
   /** Simulated time (epoch ms) the attempt started. */
   readonly at: number
-  /** What it was answered: a status, or "timeout". */
-  readonly answer: number | "timeout"
+  /** Simulated time (epoch ms) it was answered, timed out or interrupted. */
+  readonly finishedAt: number
+  /**
+   * What it was answered: a status, "timeout", or "interrupted" when the sender stopped waiting before the answer
+   * (the engine was closed with the attempt in flight: the request arrived, its answer never did).
+   */
+  readonly answer: number | "timeout" | "interrupted"
 }
 
 /** Answer for a URL without a script, or whose script ran out. */
@@ -58,28 +63,42 @@ export class RecordingReceiver
       }
 
       const send = (request: TransportRequest): Effect.Effect<TransportResponse, TransportError> =>
-        Effect.gen(function*() {
-          const at = yield* Clock.currentTimeMillis
-          const answer = next(request.url)
-          const record = (result: number | "timeout") =>
-            received.push({ url: request.url, headers: request.headers, body: request.body, at, answer: result })
-          const after = typeof answer === "object" && answer.after !== undefined
-            ? Duration.decode(answer.after)
-            : Duration.zero
-          if (answer === "timeout" || Duration.greaterThanOrEqualTo(after, config.timeout)) {
-            // The dispatcher's real transport cuts an attempt at the timeout; so does this one, on the test clock.
-            yield* Effect.sleep(config.timeout)
-            record("timeout")
-            return yield* new TransportError({ reason: "timeout", message: "The receiver did not answer in time." })
-          }
-          if (Duration.greaterThan(after, Duration.zero)) yield* Effect.sleep(after)
-          const status = typeof answer === "number" ? answer : answer.status
-          record(status)
-          return {
-            status,
-            retryAfter: typeof answer === "object" ? answer.retryAfter : undefined,
-            excerpt: null
-          }
+        Effect.suspend(() => {
+          let at = 0
+          let recorded = false
+          const record = (result: ReceivedRequest["answer"]) =>
+            Effect.map(Clock.currentTimeMillis, (finishedAt) => {
+              recorded = true
+              received.push({
+                url: request.url,
+                headers: request.headers,
+                body: request.body,
+                at,
+                finishedAt,
+                answer: result
+              })
+            })
+          return Effect.gen(function*() {
+            at = yield* Clock.currentTimeMillis
+            const answer = next(request.url)
+            const after = typeof answer === "object" && answer.after !== undefined
+              ? Duration.decode(answer.after)
+              : Duration.zero
+            if (answer === "timeout" || Duration.greaterThanOrEqualTo(after, config.timeout)) {
+              // The dispatcher's real transport cuts an attempt at the timeout; so does this one, on the test clock.
+              yield* Effect.sleep(config.timeout)
+              yield* record("timeout")
+              return yield* new TransportError({ reason: "timeout", message: "The receiver did not answer in time." })
+            }
+            if (Duration.greaterThan(after, Duration.zero)) yield* Effect.sleep(after)
+            const status = typeof answer === "number" ? answer : answer.status
+            yield* record(status)
+            return {
+              status,
+              retryAfter: typeof answer === "object" ? answer.retryAfter : undefined,
+              excerpt: null
+            }
+          }).pipe(Effect.onInterrupt(() => recorded ? Effect.void : record("interrupted")))
         })
 
       return {
@@ -93,6 +112,10 @@ export class RecordingReceiver
           }),
         /** Every request so far, in the order they started. */
         received: Effect.sync((): ReadonlyArray<ReceivedRequest> => [...received]),
+        /** How many requests so far. */
+        count: Effect.sync(() => received.length),
+        /** The requests from the `from`-th on (0-based), without copying the earlier ones. */
+        receivedFrom: (from: number) => Effect.sync((): ReadonlyArray<ReceivedRequest> => received.slice(from)),
         /** Requests to one URL. */
         receivedAt: (url: string) =>
           Effect.sync((): ReadonlyArray<ReceivedRequest> => received.filter((r) => r.url === url)),

@@ -17,7 +17,7 @@ import {
   Webhooks,
   type WebhookSettings
 } from "@support-engine/core"
-import { StorageWithIds } from "@support-engine/storage"
+import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
 import { Dispatcher } from "@support-engine/webhooks"
 import { Duration, Effect, Layer } from "effect"
 import { RecordingReceiver } from "./RecordingReceiver.js"
@@ -29,6 +29,16 @@ export interface TestEngineOptions {
   readonly webhooks?: Partial<WebhookSettings>
   /** The host's training processor; default completes every item at once. */
   readonly processor?: Layer.Layer<TrainingProcessor>
+  /**
+   * A receiver made elsewhere, to keep its record across engines (the simulator closes and reopens the engine on
+   * the same database and wants one log of everything its receivers got).
+   */
+  readonly receiver?: RecordingReceiver
+  /**
+   * Services put between storage and core, over the ones storage provides: a decorated port (the simulator plants
+   * bugs this way), or an `AnswerModel` of the test's own.
+   */
+  readonly overrides?: Layer.Layer<never, never, StoragePorts>
 }
 
 /**
@@ -56,12 +66,15 @@ export const makeTestEngine = (options: TestEngineOptions = {}) => {
   ).pipe(
     Layer.provideMerge(EngineServices),
     Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.Default, ids)),
+    Layer.provideMerge(options.overrides ?? Layer.empty),
     Layer.provideMerge(storage)
   )
   const config = WebhookConfig.layer({ allowPrivate: true, pollInterval: QUIET_POLL, ...options.webhooks })
   return Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
     Layer.provideMerge(RecordingReceiver.transport),
-    Layer.provideMerge(RecordingReceiver.Default),
+    Layer.provideMerge(
+      options.receiver === undefined ? RecordingReceiver.Default : Layer.succeed(RecordingReceiver, options.receiver)
+    ),
     Layer.provideMerge(Layer.merge(config, loopbackResolver)),
     Layer.provideMerge(core),
     Layer.orDie

@@ -1,24 +1,31 @@
+/**
+ * The simulator (issue 19): a run is reproducible from its seed, byte for byte, crashes included (D54), and several
+ * seeds hold every invariant. Modest step counts: the long runs are `pnpm simulate` and `pnpm bench --simulate`.
+ * (What the simulator found in the engine has a test of its own: ReplyQueue.test.ts.)
+ */
 import { assert, describe, it } from "@effect/vitest"
-import { simulate } from "../src/Simulation.js"
+import { simulate } from "../src/simulation/index.js"
 
 describe("simulation", () => {
-  it("the same seed gives the same trace, byte for byte; another seed another", async () => {
-    const a = await simulate({ seed: 11, steps: 120 })
-    const b = await simulate({ seed: 11, steps: 120 })
-    const c = await simulate({ seed: 12, steps: 120 })
-    assert.strictEqual(a._tag, "Ok")
+  it("the same seed gives the same trace, byte for byte, crashes and all; another seed another (D54)", async () => {
+    const a = await simulate({ seed: 11, steps: 200 })
+    const b = await simulate({ seed: 11, steps: 200 })
+    const c = await simulate({ seed: 12, steps: 200 })
+    assert.strictEqual(a._tag, "Ok", a._tag === "Failed" ? a.trace.slice(-2000) : "")
+    assert.strictEqual(b._tag, "Ok")
+    if (a._tag !== "Ok" || b._tag !== "Ok") return
+    assert.strictEqual(a.hash, b.hash)
     assert.strictEqual(a.trace, b.trace)
     assert.notStrictEqual(a.trace, c.trace)
-    assert.include(a.trace, "sent", "webhooks were delivered in the run")
+    assert.match(a.trace, /\n {2}sent /, "webhooks were delivered")
+    assert.match(a.trace, /\n\d+ crash at /, "the engine crashed and was reopened")
+    assert.match(a.trace, /agent\.message\.created|conversation\.escalated/, "agents answered")
   })
 
-  it("a planted bug (a dropped signature) is caught", async () => {
-    const result = await simulate({ seed: 11, steps: 200, plantBug: "drop-signature" })
-    assert.strictEqual(result._tag, "Failed")
-    if (result._tag === "Failed") assert.strictEqual(result.invariant, "every delivery's signature verifies")
-  })
-
-  it("a few more seeds hold every invariant", async () => {
-    for (const seed of [1, 2, 3]) assert.strictEqual((await simulate({ seed, steps: 80 }))._tag, "Ok", `seed ${seed}`)
+  it("more seeds hold every invariant", async () => {
+    for (const seed of [1, 2, 3]) {
+      const result = await simulate({ seed, steps: 150 })
+      assert.strictEqual(result._tag, "Ok", result._tag === "Failed" ? result.trace.slice(-2000) : `seed ${seed}`)
+    }
   })
 })

@@ -52,7 +52,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
       execute: (r) =>
         sql`SELECT j.id, j.workspace_id, j.conversation_id, j.message_id, j.agent_id, j.attempts,
             m.content AS question, m.created_at AS asked_at, c.locale
-            FROM reply_jobs j JOIN messages m ON m.id = j.message_id JOIN customers c ON c.id = m.customer_id
+            FROM reply_jobs j JOIN messages m ON m.id = j.message_id LEFT JOIN customers c ON c.id = m.customer_id
             WHERE j.id = ${r.id} AND j.claimed_by = ${r.claimant}`
     })
 

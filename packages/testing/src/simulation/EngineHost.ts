@@ -1,0 +1,152 @@
+/**
+ * The engine the simulator drives, and its crashes. The engine is built in a scope of its own; a crash keeps the
+ * database as it is at that instant (every commit, nothing after), closes the engine with attempts and reply jobs in
+ * flight, and opens a new engine on the same database: a process killed and started again on the same file
+ * (FoundationDB's simulator kills processes the same way, and keeps their disks).
+ *
+ * SQLite: the engine's connection is made read-only (`PRAGMA query_only`) before it closes, so what the closing
+ * engine would still write (leases given back, attempts recorded) is lost, as a killed process would lose it.
+ * PostgreSQL: connections to the database are refused and the engine's are ended before it closes, so it writes
+ * nothing more; then they are allowed again.
+ */
+import { SqlClient } from "@effect/sql"
+import type { WebhookSettings } from "@support-engine/core"
+import { clientLayer, type StoragePorts } from "@support-engine/storage"
+import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, Random, Scope, TestClock } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { settle } from "../Advance.js"
+import type { RecordingReceiver } from "../RecordingReceiver.js"
+import { makeTestEngine, type TestEngine } from "../TestEngine.js"
+
+export interface EngineHost {
+  /** Runs an effect on the engine that is up now. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, TestEngine>) => Effect.Effect<A, E>
+  /** Whether the database survives the engine (a file or a server), so that crashes can be simulated. */
+  readonly durable: boolean
+  /** Kills the engine, keeps it down for `downFor` ms of simulated time, starts a new one on the same database. */
+  readonly crash: (downFor: number) => Effect.Effect<void>
+}
+
+/**
+ * The settings the simulator runs the dispatcher with. The limits of attempts in flight are out of reach, so that
+ * no attempt waits for a slot and every one is made at exactly the time D38 gives; the retry base is a second, so
+ * that a delivery's ten attempts and a webhook's deactivation after five failed deliveries happen within a run.
+ */
+export const SIMULATION_WEBHOOKS: Partial<WebhookSettings> = {
+  retryBase: Duration.seconds(1),
+  concurrency: 100_000,
+  maxInFlightPerWebhook: 100_000,
+  maxInFlightPerWorkspace: 100_000
+}
+
+type Target =
+  | { readonly _tag: "Memory" }
+  | { readonly _tag: "File"; readonly file: string; readonly dir: string | undefined }
+  | { readonly _tag: "Postgres"; readonly admin: string; readonly name: string; readonly url: string }
+
+const quietly = Logger.withMinimumLogLevel(LogLevel.None)
+
+const onClient = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.scoped(
+    Effect.flatMap(Layer.build(clientLayer(url)), (context) => f(Context.get(context, SqlClient.SqlClient)))
+  )
+    .pipe(Effect.orDie)
+
+/** Where the run's data lives, made for it and removed with its scope. */
+const target = (databaseUrl: string | undefined, durable: boolean): Effect.Effect<Target, never, Scope.Scope> => {
+  if (databaseUrl?.startsWith("postgres://") || databaseUrl?.startsWith("postgresql://")) {
+    const admin = databaseUrl
+    // The name is only for the server; nothing of it reaches the trace, so it may be random.
+    const name = `support_sim_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+    const url = new URL(admin)
+    url.pathname = `/${name}`
+    return Effect.acquireRelease(
+      Effect.as(onClient(admin, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)), {
+        _tag: "Postgres" as const,
+        admin,
+        name,
+        url: url.toString()
+      }),
+      () => quietly(onClient(admin, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)))
+    )
+  }
+  if (databaseUrl !== undefined && databaseUrl !== "file::memory:" && databaseUrl !== ":memory:") {
+    return Effect.succeed({ _tag: "File", file: databaseUrl.replace(/^file:/, ""), dir: undefined })
+  }
+  if (!durable) return Effect.succeed({ _tag: "Memory" })
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = mkdtempSync(join(tmpdir(), "support-sim-"))
+      return { _tag: "File" as const, file: join(dir, "sim.db"), dir }
+    }),
+    (t) => Effect.sync(() => t.dir && rmSync(t.dir, { recursive: true, force: true }))
+  )
+}
+
+export const makeEngineHost = (options: {
+  readonly seed: number
+  readonly databaseUrl: string | undefined
+  readonly crashes: boolean
+  readonly receiver: RecordingReceiver
+  readonly overrides: Layer.Layer<never, never, StoragePorts> | undefined
+}): Effect.Effect<EngineHost, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const where = yield* target(options.databaseUrl, options.crashes)
+    const url = where._tag === "Memory" ? "file::memory:" : where._tag === "File" ? `file:${where.file}` : where.url
+    // One Random for every engine of the run: a reopened engine goes on drawing where the killed one stopped, so
+    // its ids are new ones.
+    const random = Random.make(`engine:${options.seed}`)
+    const layer = makeTestEngine({
+      databaseUrl: url,
+      webhooks: SIMULATION_WEBHOOKS,
+      receiver: options.receiver,
+      ...(options.overrides === undefined ? {} : { overrides: options.overrides })
+    }).pipe(Layer.provide(Layer.setRandom(random)))
+
+    const open = Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(layer, scope)
+      return { scope, context }
+    })
+    let up = yield* open
+    yield* Effect.addFinalizer(() => quietly(Scope.close(up.scope, Exit.void)))
+    yield* settle
+
+    const run = <A, E>(effect: Effect.Effect<A, E, TestEngine>) =>
+      Effect.suspend(() => Effect.provide(effect, up.context))
+
+    const sql = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+      Effect.orDie(run(Effect.flatMap(SqlClient.SqlClient, f)))
+
+    const kill: Effect.Effect<void> = Effect.gen(function*() {
+      if (where._tag === "File") {
+        // Nothing written from here on lands: the engine's finalizers (leases given back, attempts recorded) fail
+        // as a killed process's would never run. The setting ends with the connection. It is made in a
+        // transaction so that it reaches the writer connection; the closing engine's transactions then die at
+        // their BEGIN, so the close's outcome is of no interest.
+        yield* sql((s) => s.withTransaction(s.unsafe("PRAGMA query_only = ON")))
+        yield* quietly(Effect.exit(Scope.close(up.scope, Exit.void)))
+      } else if (where._tag === "Postgres") {
+        const { admin, name } = where
+        yield* onClient(admin, (s) => s.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`))
+        yield* onClient(admin, (s) =>
+          s.unsafe(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`
+          ))
+        yield* quietly(Scope.close(up.scope, Exit.void))
+        yield* onClient(admin, (s) => s.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`))
+      }
+    })
+
+    const crash = (downFor: number) =>
+      Effect.gen(function*() {
+        yield* kill
+        yield* TestClock.adjust(Duration.millis(downFor))
+        up = yield* open
+        yield* settle
+      })
+
+    return { run, durable: where._tag !== "Memory", crash } satisfies EngineHost
+  })

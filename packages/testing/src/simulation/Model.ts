@@ -1,0 +1,167 @@
+/**
+ * What the simulator believes the engine holds: the model its checks compare the engine against. Plain records,
+ * changed by the operations (ops/) as they succeed and by the observers (invariants/) as events and requests come.
+ */
+import type {
+  AgentId,
+  ApiTokenId,
+  ArticleId,
+  CompanyId,
+  ConversationId,
+  CustomerId,
+  EventId,
+  OrganizationId,
+  PrincipalShape,
+  TrainingDataId,
+  UserId,
+  WebhookId,
+  WorkspaceId
+} from "@support-engine/core"
+import type { Redacted } from "effect"
+
+export interface TokenModel {
+  readonly id: ApiTokenId
+  readonly plain: Redacted.Redacted<string>
+  readonly canWrite: boolean
+  /** Epoch ms, or null for never (D9). */
+  readonly expiresAt: number | null
+  revoked: boolean
+}
+
+export interface AgentModel {
+  readonly id: AgentId
+  readonly copilot: boolean
+  active: boolean
+  autoReply: boolean
+  limit: number
+  phrases: ReadonlyArray<string>
+  rules: ReadonlyArray<{ readonly channel: "chat" | "email"; readonly rule: string; readonly escalateTo: UserId }>
+  deleted: boolean
+}
+
+/** A customer message that an answering agent must answer once (a reply or a handoff, D53). */
+export interface Ask {
+  readonly at: number
+  readonly agent: AgentModel
+  readonly limitAtAsk: number
+  readonly phrasesAtAsk: ReadonlyArray<string>
+  /** By when it must be answered (epoch ms), or "end" after a crash: then at the end of the run. */
+  deadline: number | "end"
+  /** The conversation or agent changed while it waited: a skipped job is then right too (at most one answer). */
+  maybe: boolean
+}
+
+export interface ConversationModel {
+  readonly id: ConversationId
+  readonly space: number
+  readonly customer: CustomerId
+  readonly channel: "chat" | "email"
+  /** The original chat agent (D27). */
+  readonly agentId: AgentId | null
+  status: "open" | "closed"
+  spam: boolean
+  assignee: { readonly type: "user" | "agent"; readonly id: string } | null
+  messages: number
+  /** Agent replies since the conversation was created or last reopened: its session (D53's message limit). */
+  sessionReplies: number
+  readonly asks: Array<Ask>
+  deleted: boolean
+}
+
+export interface SecretModel {
+  readonly secret: string
+  readonly from: number
+  /** While it still signs: set when it is rotated away (the end of its grace), undefined while current. */
+  until: number | undefined
+}
+
+export interface HookModel {
+  readonly id: WebhookId
+  readonly space: number
+  readonly url: string
+  events: ReadonlyArray<string>
+  active: boolean
+  deleted: boolean
+  /** Epoch ms it was deleted at: attempts that started before may still arrive. */
+  deletedAt: number | undefined
+  readonly secrets: Array<SecretModel>
+}
+
+export interface Space {
+  readonly index: number
+  readonly id: WorkspaceId
+  readonly organizationId: OrganizationId
+  /** The write token every operation of this workspace acts as, unless it is about tokens. */
+  readonly principal: PrincipalShape
+  readonly tokens: Array<TokenModel>
+  readonly users: Array<UserId>
+  readonly companies: Array<CompanyId>
+  readonly customers: Array<{ readonly id: CustomerId; readonly email: string | null }>
+  readonly agents: Array<AgentModel>
+  readonly conversations: Array<ConversationModel>
+  readonly training: Array<TrainingDataId>
+  readonly articles: Array<ArticleId>
+  /** Webhooks not deleted. */
+  readonly hooks: Array<HookModel>
+  /** The workspace's messages: those sent, replies and handoff notes. */
+  messages: number
+  /** The event log read so far (D45): how many, and the last id, where the next read starts. */
+  events: number
+  lastEvent: EventId | undefined
+}
+
+/** The engine was down from `from` to `to` (epoch ms): work due in between is done at `to`. */
+export interface Downtime {
+  readonly from: number
+  readonly to: number
+}
+
+export interface World {
+  readonly spaces: Array<Space>
+  readonly hooksByUrl: Map<string, HookModel>
+  readonly conversations: Map<string, ConversationModel>
+  readonly downtimes: Array<Downtime>
+  /** Requests of the receiver read so far. */
+  requestsSeen: number
+  /** On SQLite, the largest rowid of the event log read so far: only workspaces with later rows are read again. */
+  eventRowid: number
+  /** Numbers names, emails and URLs so that they are unique in the run. */
+  serial: number
+  /** When the (one) reply worker is free again, if every job before takes the model's full time. */
+  workerFreeAt: number
+  /**
+   * Reply jobs a crash may have left claimed by the dead worker (at most the asks pending then), due again when
+   * their lease ends (`orphansDueAt`); the first drain after that answers them before anything asked later.
+   */
+  orphans: number
+  orphansDueAt: number
+  /** What the step touched, `<space>:<kind>`: the lists checked after it. */
+  readonly touched: Set<string>
+}
+
+export const emptyWorld = (): World => ({
+  spaces: [],
+  hooksByUrl: new Map(),
+  conversations: new Map(),
+  downtimes: [],
+  requestsSeen: 0,
+  eventRowid: 0,
+  serial: 0,
+  workerFreeAt: 0,
+  orphans: 0,
+  orphansDueAt: 0,
+  touched: new Set()
+})
+
+/** The list kinds the list check knows (invariants/Lists.ts). */
+export type ListKind =
+  | "customers"
+  | "companies"
+  | "agents"
+  | "conversations"
+  | "messages"
+  | "training"
+  | "articles"
+  | "webhooks"
+
+export const touch = (world: World, space: Space, kind: ListKind) => world.touched.add(`${space.index}:${kind}`)

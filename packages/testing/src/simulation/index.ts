@@ -1,0 +1,3 @@
+export * from "./Options.js"
+export { simulate } from "./Run.js"
+export * from "./Shrink.js"

@@ -1,0 +1,273 @@
+/**
+ * The D38 oracle. Every committed event (read back from the event log, in commit order) must reach every webhook of
+ * its workspace that was active and subscribed when it committed: one delivery, one id on every attempt (D37), the
+ * first attempt when the event committed, attempt n+1 exactly `base · 2^(n-1)` after attempt n ended, at most ten,
+ * and none after a 2xx, a 410, the tenth failure, or the webhook's deactivation or deletion. An attempt cut off by a
+ * crash is due again when its lease ends (timeout plus margin), and work due while the engine was down is done when
+ * it is up again. Nothing else may arrive: no delivery of an event that did not commit, nor to a webhook that was
+ * inactive or not subscribed then.
+ *
+ * Deactivations are checked against the receiver's answers: a webhook is deactivated at the instant an attempt of
+ * it answered 410, or at the instant its fifth consecutive delivery failed (D38), and at no other. Outcomes at the
+ * same instant may be recorded in any order, so the failure count is kept as a range [lo, hi]: a deactivation is
+ * allowed when some order reaches the limit, and required when every order does.
+ */
+import type { Event } from "@support-engine/core"
+import { Effect } from "effect"
+import type { ReceivedRequest } from "../../RecordingReceiver.js"
+import { broken, ensure } from "../Failure.js"
+import type { HookModel, Space, World } from "../Model.js"
+
+export interface DeliverySettings {
+  readonly retryBase: number
+  readonly timeout: number
+  /** A claim's lease: the timeout plus the margin (D38). */
+  readonly lease: number
+  readonly maxAttempts: number
+  readonly deactivateAfter: number
+  /**
+   * How late an attempt may be: 0 on SQLite, where the timetable is exact. On PostgreSQL a query is a network
+   * round trip that the test clock does not see, so `settle` may call the engine quiet while the dispatcher still
+   * waits on one, and the clock jumps before the dispatcher sleeps until the next due time, which then comes late
+   * by the jump (a test artefact: real time does not jump). There attempts are checked never to come early, and
+   * every delivery to end by its rules by the end of the run, but not their exact times, nor that a webhook is
+   * deactivated at the very instant its fifth failure or its 410 is recorded (docs/testing.md).
+   */
+  readonly lateBy: number
+}
+
+interface Delivery {
+  readonly hook: HookModel
+  readonly event: string
+  id: string | undefined
+  /** Failed attempts so far. */
+  round: number
+  /** When the next attempt is due, before downtime moves it. */
+  due: number
+  state: "pending" | "delivered" | "failed" | "gone"
+  /** When the webhook was deactivated or deleted with this delivery still pending. */
+  cancelledAt: number | undefined
+}
+
+type Entry =
+  | { readonly at: number; readonly kind: "success" | "failure" | "gone" | "enabled" }
+  | { readonly at: number; readonly kind: "deactivated"; readonly reason: string }
+
+interface Ledger {
+  readonly entries: Array<Entry>
+  active: boolean
+  lo: number
+  hi: number
+}
+
+export interface DeliveryOracle {
+  readonly onEvent: (space: Space, event: Event) => Effect.Effect<void>
+  readonly onRequest: (request: ReceivedRequest) => Effect.Effect<void>
+  readonly enabled: (hook: HookModel, at: number) => void
+  readonly deleted: (hook: HookModel, at: number) => void
+  /** After each step (`now`): due attempts made, deactivations justified; at the end nothing may be left pending. */
+  readonly check: (now: number, final: boolean) => Effect.Effect<void>
+}
+
+const header = (request: ReceivedRequest, name: string) => request.headers[name] ?? request.headers[name.toLowerCase()]
+
+const ORDER: Record<Entry["kind"], number> = { enabled: 0, success: 1, failure: 1, gone: 1, deactivated: 2 }
+
+export const makeDeliveryOracle = (world: World, settings: DeliverySettings): DeliveryOracle => {
+  const deliveries = new Map<string, Delivery>()
+  const pending = new Set<Delivery>()
+  const ids = new Map<string, Delivery>()
+  const ledgers = new Map<string, Ledger>()
+
+  const ledgerOf = (hook: HookModel) => {
+    let ledger = ledgers.get(hook.id)
+    if (ledger === undefined) {
+      ledger = { entries: [], active: true, lo: 0, hi: 0 }
+      ledgers.set(hook.id, ledger)
+    }
+    return ledger
+  }
+
+  /** When work due at `due` is done: at once, or when the engine is up again if it was down then. */
+  const adjust = (due: number) => {
+    let at = due
+    for (const down of world.downtimes) if (at > down.from && at < down.to) at = down.to
+    return at
+  }
+
+  const cancel = (hook: HookModel, at: number) => {
+    for (const d of pending) if (d.hook === hook && d.cancelledAt === undefined) d.cancelledAt = at
+  }
+
+  const onEvent = (space: Space, event: Event) =>
+    Effect.gen(function*() {
+      const at = event.occurred_at.epochMillis
+      if (event.event === "webhook.deactivated") {
+        const id = event.data["webhook_id"]
+        const hook = space.hooks.find((h) => h.id === id)
+        if (hook === undefined || !hook.active) {
+          return yield* broken("a webhook is deactivated only while it is active", `${String(id)} at ${at}`)
+        }
+        hook.active = false
+        ledgerOf(hook).entries.push({ at, kind: "deactivated", reason: String(event.data["reason"]) })
+        cancel(hook, at)
+      }
+      for (const hook of space.hooks) {
+        if (!hook.active || !(hook.events.includes("*") || hook.events.includes(event.event))) continue
+        const delivery: Delivery = {
+          hook,
+          event: event.event,
+          id: undefined,
+          round: 0,
+          due: at,
+          state: "pending",
+          cancelledAt: undefined
+        }
+        deliveries.set(`${event.id}|${hook.id}`, delivery)
+        pending.add(delivery)
+      }
+    })
+
+  const onRequest = (request: ReceivedRequest) =>
+    Effect.gen(function*() {
+      const hook = world.hooksByUrl.get(request.url)
+      const eventId = header(request, "X-Service-Event-Id")
+      const deliveryId = header(request, "X-Service-Delivery")
+      const delivery = hook === undefined ? undefined : deliveries.get(`${eventId}|${hook.id}`)
+      const what = `${request.url} event ${eventId} delivery ${deliveryId} at ${request.at}`
+      if (delivery === undefined) {
+        return yield* broken(
+          "nothing is delivered but committed events to webhooks active and subscribed when they committed",
+          what
+        )
+      }
+      if (delivery.id === undefined && deliveryId !== undefined) {
+        yield* ensure(!ids.has(deliveryId), "every delivery has an id of its own (D37)", () => what)
+        delivery.id = deliveryId
+        ids.set(deliveryId, delivery)
+      }
+      yield* ensure(delivery.id === deliveryId, "a delivery keeps its id on every attempt (D37)", () => what)
+      yield* ensure(
+        delivery.state === "pending",
+        "no attempt after a delivery ended (2xx, 410 or its last attempt)",
+        () => `${what}: ${delivery.state}`
+      )
+      yield* ensure(
+        delivery.cancelledAt === undefined || request.at <= delivery.cancelledAt,
+        "no attempt after its webhook was deactivated or deleted (D38)",
+        () => `${what}: cancelled at ${delivery.cancelledAt}`
+      )
+      const expected = adjust(delivery.due)
+      yield* ensure(
+        request.at >= expected && request.at <= expected + settings.lateBy,
+        "every attempt is made at the time D38 gives",
+        () => `${what}: expected at ${expected} (attempt ${delivery.round + 1})`
+      )
+      const held = delivery.cancelledAt === undefined || request.finishedAt <= delivery.cancelledAt
+      const entries = ledgerOf(delivery.hook).entries
+      const answer = request.answer
+      if (answer === "interrupted") {
+        delivery.due = request.at + settings.lease
+      } else if (typeof answer === "number" && answer >= 200 && answer < 300) {
+        delivery.state = "delivered"
+        if (held) entries.push({ at: request.finishedAt, kind: "success" })
+      } else if (answer === 410) {
+        delivery.state = "gone"
+        if (held) entries.push({ at: request.finishedAt, kind: "gone" })
+      } else {
+        delivery.round++
+        if (delivery.round >= settings.maxAttempts) {
+          delivery.state = "failed"
+          if (held) entries.push({ at: request.finishedAt, kind: "failure" })
+        } else {
+          delivery.due = request.finishedAt + settings.retryBase * 2 ** (delivery.round - 1)
+        }
+      }
+      if (delivery.state !== "pending") pending.delete(delivery)
+    })
+
+  /** Replays a webhook's outcomes up to `now`, instant by instant, against its deactivations. */
+  const evaluate = (hook: HookModel, ledger: Ledger, now: number) =>
+    Effect.gen(function*() {
+      const due = ledger.entries.filter((e) => e.at <= now).sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind])
+      if (due.length === 0) return
+      ledger.entries.splice(0, ledger.entries.length, ...ledger.entries.filter((e) => e.at > now))
+      let i = 0
+      while (i < due.length) {
+        const at = due[i]!.at
+        const group: Array<Entry> = []
+        while (i < due.length && due[i]!.at === at) group.push(due[i++]!)
+        if (group.some((e) => e.kind === "enabled")) {
+          ledger.active = true
+          ledger.lo = 0
+          ledger.hi = 0
+        }
+        const count = (kind: Entry["kind"]) => group.filter((e) => e.kind === kind).length
+        const s = count("success")
+        const f = count("failure")
+        const g = count("gone")
+        const deactivation = group.find((e) => e.kind === "deactivated")
+        if (!ledger.active) continue
+        const detail = () =>
+          `${hook.url} at ${at}: ${s} delivered, ${f} failed, ${g} gone, failures before ${ledger.lo}..${ledger.hi}`
+        const allowed = f > 0 && ledger.hi + f >= settings.deactivateAfter
+        const required = s === 0 && f > 0 && ledger.lo + f >= settings.deactivateAfter
+        if (deactivation !== undefined && deactivation.kind === "deactivated") {
+          const why = deactivation.reason
+          yield* ensure(
+            why === "gone" ? g > 0 : allowed,
+            "a webhook is deactivated only on a 410 or its fifth consecutive failed delivery (D38)",
+            () => `${why}: ${detail()}`
+          )
+          ledger.active = false
+          ledger.lo = 0
+          ledger.hi = 0
+          continue
+        }
+        yield* ensure(g === 0, "a webhook that answers 410 is deactivated at once (D38)", detail)
+        yield* ensure(!required, "a webhook is deactivated after five consecutive failed deliveries (D38)", detail)
+        if (s === 0) {
+          ledger.lo += f
+          ledger.hi += f
+        } else {
+          ledger.lo = 0
+          ledger.hi = f
+        }
+      }
+    })
+
+  const check = (now: number, final: boolean) =>
+    Effect.gen(function*() {
+      for (const delivery of pending) {
+        const at = adjust(delivery.due)
+        const cancelled = delivery.cancelledAt
+        if (cancelled !== undefined && (at > cancelled || (at === cancelled && at + settings.timeout < now))) {
+          pending.delete(delivery)
+          continue
+        }
+        yield* ensure(
+          !final && at + settings.timeout + settings.lateBy >= now,
+          "every committed event reaches every active subscriber: each attempt is made when due (D38)",
+          () => `${delivery.hook.url} ${delivery.event} delivery ${delivery.id ?? "(never sent)"} due at ${at}`
+        )
+      }
+      for (const [id, ledger] of ledgers) {
+        const hook = [...world.hooksByUrl.values()].find((h) => h.id === id)
+        if (hook === undefined || hook.deleted) {
+          ledgers.delete(id)
+          continue
+        }
+        if (settings.lateBy === 0) yield* evaluate(hook, ledger, now)
+      }
+    })
+
+  return {
+    onEvent,
+    onRequest,
+    enabled: (hook, at) => {
+      ledgerOf(hook).entries.push({ at, kind: "enabled" })
+    },
+    deleted: (hook, at) => cancel(hook, at),
+    check
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * AI agents (D53): every customer message to a conversation whose agent answers by itself gets exactly one answer,
+ * a reply or a handoff (`conversation.escalated`), and nothing else gets one; no reply contains a phrase the agent
+ * must not say; no agent sends more replies in a session (since the conversation was opened or reopened) than its
+ * limit. Answers are read from the event log; asks are made by ops/Conversations.ts.
+ */
+import type { Event } from "@support-engine/core"
+import { Effect } from "effect"
+import { broken, ensure } from "../Failure.js"
+import type { Space, World } from "../Model.js"
+
+/** Whole-word, case-insensitive, as the guardrail (D53) reads a phrase. */
+const says = (text: string, phrase: string) => {
+  const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+  return ` ${words(text).join(" ")} `.includes(` ${words(phrase).join(" ")} `)
+}
+
+/**
+ * `stored` reads the reply as the conversation holds it: what the customer sees is what must be free of prohibited
+ * phrases, and it must be what the event said.
+ */
+export const onReplyEvent = (
+  world: World,
+  space: Space,
+  event: Event,
+  stored: (conversation: string, message: string) => Effect.Effect<string | undefined>
+) =>
+  Effect.gen(function*() {
+    const agentReply = event.event === "conversation.agent.message.created" && event.actor.type === "agent"
+    if (!agentReply && event.event !== "conversation.escalated") return
+    const conversation = world.conversations.get(String(event.data["conversation_id"]))
+    if (conversation === undefined) return yield* broken("answers come only in the workspace's conversations", event.id)
+    const ask = conversation.asks.shift()
+    if (ask === undefined) {
+      return yield* broken(
+        "an agent answers only customer messages it was asked, each once (D53)",
+        `${event.event} in ${conversation.id}`
+      )
+    }
+    conversation.messages++
+    space.messages++
+    if (agentReply) {
+      const message = event.data["message"] as { readonly id: string; readonly content: string }
+      const content = yield* stored(conversation.id, message.id)
+      const forbidden = ask.phrasesAtAsk.filter((p) =>
+        ask.agent.phrases.includes(p) && (says(message.content, p) || says(content ?? "", p))
+      )
+      yield* ensure(
+        forbidden.length === 0,
+        "no agent reply contains a prohibited phrase (D53)",
+        () => `${forbidden.join(", ")} in ${JSON.stringify(content)}`
+      )
+      yield* ensure(
+        content === message.content,
+        "an agent's reply is stored as its event says (D34, D53)",
+        () => `${JSON.stringify(content)} against ${JSON.stringify(message.content)}`
+      )
+      conversation.sessionReplies++
+      yield* ensure(
+        conversation.sessionReplies <= Math.max(ask.limitAtAsk, ask.agent.limit),
+        "no agent exceeds its message limit per session (D53)",
+        () => `${conversation.sessionReplies} replies, limit ${ask.agent.limit}`
+      )
+      return
+    }
+    // A handoff: the conversation goes to the rule's user or to nobody, and the agent stops answering it.
+    const assignee = event.data["assignee_id"]
+    conversation.assignee = typeof assignee === "string" ? { type: "user", id: assignee } : null
+    for (const later of conversation.asks) later.maybe = true
+  })
+
+/** Asks past their deadline must have been answered; at the end, every ask that was not disturbed. */
+export const checkAsks = (world: World, now: number, final: boolean) =>
+  Effect.gen(function*() {
+    for (const conversation of world.conversations.values()) {
+      for (const ask of [...conversation.asks]) {
+        const late = final || (ask.deadline !== "end" && ask.deadline < now)
+        if (ask.maybe) {
+          // Its time has passed without an answer: the job was skipped, as it may be.
+          if (late) conversation.asks.splice(conversation.asks.indexOf(ask), 1)
+          continue
+        }
+        yield* ensure(
+          !late,
+          "every customer message to an active auto_reply agent gets exactly one reply or handoff (D53)",
+          () => `${conversation.id}: asked at ${ask.at}, due by ${ask.deadline}`
+        )
+      }
+      if (final) conversation.asks.length = 0
+    }
+  })

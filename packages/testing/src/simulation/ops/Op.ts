@@ -1,0 +1,116 @@
+/**
+ * An operation of the simulation and what operations share: the simulation's state (`Sim`), running a call as a
+ * workspace's principal, and the two kinds of call. A valid call must succeed. An invalid one must fail with the
+ * typed error the contract gives and change nothing: no event recorded, no delivery queued, no reply job, and the
+ * record it aimed at (when it names one) as it was.
+ */
+import { SqlClient } from "@effect/sql"
+import { Principal, type PrincipalShape } from "@support-engine/core"
+import { Effect, Either } from "effect"
+import type { RecordingReceiver } from "../../RecordingReceiver.js"
+import type { TestEngine } from "../../TestEngine.js"
+import type { EngineHost } from "../EngineHost.js"
+import { broken } from "../Failure.js"
+import type { DeliveryOracle } from "../invariants/Deliveries.js"
+import type { Space, World } from "../Model.js"
+import type { PlantedBug } from "../Options.js"
+import type { Rng } from "../Rng.js"
+
+export interface Sim {
+  readonly world: World
+  readonly engine: EngineHost
+  readonly receiver: RecordingReceiver
+  readonly trace: Array<string>
+  readonly plantBug: PlantedBug | undefined
+  readonly crashes: boolean
+  readonly deliveries: DeliveryOracle
+  /**
+   * The database is across a network (PostgreSQL): `settle` cannot see queries in flight, so background work may
+   * still land while a step runs, and checks that compare before and after look only at what the step's own
+   * principal did.
+   */
+  readonly network: boolean
+}
+
+export interface Op {
+  readonly name: string
+  /** How often it is chosen, against the others' weights. */
+  readonly weight: number
+  /** Runs it: the trace line, or undefined when the state does not allow it now (the step is then a skip). */
+  readonly run: (sim: Sim, rng: Rng) => Effect.Effect<string | undefined>
+}
+
+type Call<A, E> = Effect.Effect<A, E, TestEngine | Principal>
+
+/** Any call of the engine as a principal, for lists of calls to choose from. */
+export type AnyCall = Call<unknown, { readonly _tag: string }>
+
+export const asPrincipal = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.provideService(self, Principal, principal)
+
+/** A call that must succeed; its failure breaks "a valid operation succeeds". */
+export const valid = <A, E extends { readonly _tag: string }>(
+  sim: Sim,
+  principal: PrincipalShape | Space,
+  what: string,
+  call: Call<A, E>
+): Effect.Effect<A> =>
+  sim.engine.run(asPrincipal("principal" in principal ? principal.principal : principal)(call)).pipe(
+    Effect.catchAll((e) => broken(`a valid operation succeeds: ${what}`, `${e._tag}: ${JSON.stringify(e)}`))
+  )
+
+/**
+ * How much the engine has recorded: on SQLite events, deliveries and reply jobs (their largest rowid, which costs
+ * nothing to read) and the requests the receiver got; over a network only the events `actor` recorded, since the
+ * engine's background work may land meanwhile.
+ */
+const recorded = (sim: Sim, actor: string | null) =>
+  Effect.gen(function*() {
+    const rows = yield* sim.engine.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sim.network
+        ? sql`SELECT COUNT(*) AS e FROM events WHERE actor_id = ${actor}`
+        : sql`SELECT (SELECT MAX(rowid) FROM events) AS e, (SELECT MAX(rowid) FROM webhook_deliveries) AS d,
+            (SELECT MAX(rowid) FROM reply_jobs) AS r`)).pipe(Effect.orDie)
+    return `${JSON.stringify(rows[0])} ${sim.network ? "" : yield* sim.receiver.count}`
+  })
+
+/**
+ * A call that must fail with `tag` (the contract's typed error) and change nothing. `probe` reads the record the
+ * call aimed at, in the workspace that owns it; it must read the same after.
+ */
+export const refused = <A, E extends { readonly _tag: string }>(
+  sim: Sim,
+  principal: PrincipalShape | Space,
+  what: string,
+  tag: string,
+  call: Call<A, E>,
+  probe?: { readonly owner: Space; readonly read: Call<unknown, unknown> }
+): Effect.Effect<string> =>
+  Effect.gen(function*() {
+    const read = probe === undefined
+      ? Effect.succeed("")
+      : sim.engine.run(asPrincipal(probe.owner.principal)(probe.read)).pipe(
+        Effect.either,
+        Effect.map((e) => JSON.stringify(Either.isRight(e) ? e.right : (e.left as { _tag?: string })._tag))
+      )
+    const acting = "principal" in principal ? principal.principal : principal
+    const before = `${yield* recorded(sim, acting.actor.id)} ${yield* read}`
+    const outcome = yield* sim.engine.run(asPrincipal(acting)(call)).pipe(Effect.either)
+    if (Either.isRight(outcome)) return yield* broken(`an invalid operation is refused: ${what}`, "it succeeded")
+    if (outcome.left._tag !== tag) {
+      return yield* broken(
+        `an invalid operation is refused with its typed error: ${what}`,
+        `expected ${tag}, got ${outcome.left._tag}: ${JSON.stringify(outcome.left)}`
+      )
+    }
+    const after = `${yield* recorded(sim, acting.actor.id)} ${yield* read}`
+    if (after !== before) return yield* broken(`an invalid operation changes nothing: ${what}`, `${before} -> ${after}`)
+    return `${what}: ${tag}`
+  })
+
+/** Another workspace than `space` with something in `items`, if there is one. */
+export const otherSpace = <A>(
+  sim: Sim,
+  space: Space,
+  items: (s: Space) => ReadonlyArray<A>
+): Space | undefined => sim.world.spaces.find((s) => s !== space && items(s).length > 0)

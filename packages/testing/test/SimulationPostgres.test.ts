@@ -1,0 +1,23 @@
+/**
+ * One seed of the simulator on PostgreSQL (issue 19 item 4): a database of its own on the server named by
+ * SUPPORT_TEST_PG_URL, made and dropped by the run, crashes included (the engine's connections are ended). Without
+ * the variable the suite is skipped, and says so.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { simulate } from "../src/simulation/index.js"
+
+const adminUrl = process.env["SUPPORT_TEST_PG_URL"]
+
+if (adminUrl === undefined) {
+  describe("simulation (postgres)", () => {
+    it.skip("skipped: set SUPPORT_TEST_PG_URL (for example postgres://postgres@127.0.0.1:5432/test) to run it", () => {})
+  })
+} else {
+  describe("simulation (postgres)", () => {
+    it("a seed holds every invariant on PostgreSQL", { timeout: 120_000 }, async () => {
+      const result = await simulate({ seed: 11, steps: 150, databaseUrl: adminUrl })
+      assert.strictEqual(result._tag, "Ok", result._tag === "Failed" ? result.trace.slice(-3000) : "")
+      assert.match(result.trace, /\n {2}sent /)
+    })
+  })
+}
