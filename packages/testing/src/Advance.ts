@@ -39,7 +39,7 @@ export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake
 
 /** Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. */
 export const withNetworkSettle = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.locally(self, settlePolicy, { stableRounds: 4, pauseMs: 2 })
+  Effect.locally(self, settlePolicy, { stableRounds: 4, pauseMs: 8 })
 
 const pause = (ms: number) =>
   Effect.async<void>((resume) => {
