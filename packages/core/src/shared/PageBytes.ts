@@ -31,7 +31,7 @@ export const jsonStringBytes = (s: string): number => {
 const SCALAR_BYTES = 32
 
 /**
- * An upper estimate of `value`'s JSON size: strings counted exactly, every key, scalar and date-time as a fixed
+ * An upper estimate of `value`'s JSON size: strings and keys counted exactly, every scalar and date-time as a fixed
  * allowance. Model instances are walked by their own fields, which are what their schemas encode.
  */
 export const approximateJsonBytes = (value: unknown): number => {
@@ -46,7 +46,8 @@ export const approximateJsonBytes = (value: unknown): number => {
     } else if (Predicate.isObject(next) && !DateTime.isDateTime(next) && typeof next !== "function") {
       bytes += 2
       for (const [key, item] of Object.entries(next)) {
-        bytes += key.length + 4
+        // The key as JSON writes it (escapes and UTF-8 included), its colon and the comma after the member.
+        bytes += jsonStringBytes(key) + 2
         pending.push(item)
       }
     } else bytes += SCALAR_BYTES
