@@ -3,19 +3,12 @@
  * rules (whose `escalate_to` must be a user of the workspace, else 422); updated (switched off and on, limits and
  * lists replaced) and deleted; copilots are protected (403); another workspace's agent is a 404.
  */
-import {
-  Agents,
-  CreateAgent,
-  CreateArticle,
-  KnowledgeBase,
-  TranslationInput,
-  UpdateAgent,
-  type UserId
-} from "@support-engine/core"
+import { Agents, CreateAgent, UpdateAgent, type UserId } from "@support-engine/core"
 import { Effect } from "effect"
 import type { AgentModel, Space } from "../Model.js"
-import { ARTICLE, PHRASES, RULE } from "../Questions.js"
+import { PHRASES, RULE } from "../Questions.js"
 import type { Rng } from "../Rng.js"
+import { createArticle } from "./Knowledge.js"
 import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 /** Pending customer messages to this agent may now be skipped rather than answered (the job re-reads it). */
@@ -78,23 +71,8 @@ export const agent: Op = {
           deleted: false
         })
         sim.world.touched.add(`${space.index}:agents`)
-        {
-          // Something to answer from (D53): an article of the knowledge base, published (others may be drafts).
-          const published = yield* valid(
-            sim,
-            space,
-            "article",
-            Effect.flatMap(KnowledgeBase, (kb) =>
-              kb.create(
-                new CreateArticle({
-                  status: "published",
-                  translations: [new TranslationInput({ locale: "en", title: ARTICLE.title, content: ARTICLE.content })]
-                })
-              ))
-          )
-          space.articles.push(published.id)
-          sim.world.touched.add(`${space.index}:articles`)
-        }
+        // Something to answer from (D53): an article of the knowledge base, published (others may be drafts).
+        yield* createArticle(sim, space, "published")
         return `agent ${space.index} ${created.id}${copilot ? " copilot" : ""} auto_reply=${autoReply} limit=${limit}`
       }
       const target = yield* rng.pick(live)

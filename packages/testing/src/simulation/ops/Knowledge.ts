@@ -16,9 +16,9 @@ import {
   UpdateTrainingData
 } from "@support-engine/core"
 import { Effect } from "effect"
-import { touch } from "../Model.js"
+import { type Space, touch } from "../Model.js"
 import { ARTICLE } from "../Questions.js"
-import { type AnyCall, type Op, otherSpace, refused, valid } from "./Op.js"
+import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 export const training: Op = {
   name: "training",
@@ -139,6 +139,26 @@ export const training: Op = {
     })
 }
 
+/** An article with the one English translation the questions are asked about, added to the model. */
+export const createArticle = (sim: Sim, space: Space, status: "draft" | "published") =>
+  Effect.gen(function*() {
+    const created = yield* valid(
+      sim,
+      space,
+      "article",
+      Effect.flatMap(KnowledgeBase, (kb) =>
+        kb.create(
+          new CreateArticle({
+            status,
+            translations: [new TranslationInput({ locale: "en", title: ARTICLE.title, content: ARTICLE.content })]
+          })
+        ))
+    )
+    space.articles.push(created.id)
+    touch(sim.world, space, "articles")
+    return created
+  })
+
 export const article: Op = {
   name: "article",
   weight: 8,
@@ -147,20 +167,7 @@ export const article: Op = {
       const space = yield* rng.pick(sim.world.spaces)
       const choice = yield* rng.int(0, 7)
       if (choice <= 1 || space.articles.length === 0) {
-        const created = yield* valid(
-          sim,
-          space,
-          "article",
-          Effect.flatMap(KnowledgeBase, (kb) =>
-            kb.create(
-              new CreateArticle({
-                status: choice === 0 ? "draft" : "published",
-                translations: [new TranslationInput({ locale: "en", title: ARTICLE.title, content: ARTICLE.content })]
-              })
-            ))
-        )
-        space.articles.push(created.id)
-        touch(sim.world, space, "articles")
+        const created = yield* createArticle(sim, space, choice === 0 ? "draft" : "published")
         return `article ${space.index} ${created.id}`
       }
       const id = yield* rng.pick(space.articles)
