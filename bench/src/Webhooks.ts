@@ -179,7 +179,8 @@ const runDrain = (request: DrainRequest, cpuProfileDir: string | undefined) =>
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         SUPPORT_WEBHOOK_CONCURRENCY: String(request.concurrency)
       },
-      stdio: ["ignore", "inherit", "inherit", "ipc"]
+      // stdout carries the engine's log lines (one per attempt); the report comes over IPC.
+      stdio: ["ignore", "ignore", "inherit", "ipc"]
     })
     let report: DrainReport | undefined
     const timer = setTimeout(() => child.kill("SIGKILL"), 10 * 60_000)
