@@ -30,6 +30,12 @@ const MAX_ROUNDS = 10_000
 export interface SettlePolicy {
   readonly stableRounds: number
   readonly pauseMs: number
+  /**
+   * Whether the database is still working for the engine (a query running, a transaction open). A fiber waiting on
+   * a query looks asleep to nobody, so on a server database `settle` asks the server itself before it calls the
+   * engine quiet; none on SQLite, whose statements complete before `settle` looks.
+   */
+  readonly databaseBusy?: Effect.Effect<boolean>
 }
 
 export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake<SettlePolicy>({
@@ -37,9 +43,18 @@ export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake
   pauseMs: 0
 })
 
-/** Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. */
-export const withNetworkSettle = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.locally(self, settlePolicy, { stableRounds: 4, pauseMs: 8 })
+/**
+ * Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. With
+ * `databaseBusy` (the simulator asks `pg_stat_activity`), the engine is quiet only once the server runs nothing for
+ * it, however long a query takes; without it, rounds with a real pause are a best effort.
+ */
+export const withNetworkSettle =
+  (databaseBusy?: Effect.Effect<boolean>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locally(
+      self,
+      settlePolicy,
+      databaseBusy === undefined ? { stableRounds: 4, pauseMs: 8 } : { stableRounds: 3, pauseMs: 2, databaseBusy }
+    )
 
 const pause = (ms: number) =>
   Effect.async<void>((resume) => {
@@ -61,7 +76,9 @@ export const settle: Effect.Effect<void> = Effect.gen(function*() {
     if (policy.pauseMs > 0) yield* pause(policy.pauseMs)
     yield* Effect.yieldNow()
     const current = yield* sleepsNow
-    stable = current === previous ? stable + 1 : 0
+    // Asked every round: its own round trip also gives an answer already on its way time to arrive.
+    const busy = policy.databaseBusy !== undefined && (yield* policy.databaseBusy)
+    stable = current === previous && !busy ? stable + 1 : 0
     if (stable >= policy.stableRounds) return
     previous = current
   }

@@ -27,6 +27,11 @@ export interface EngineHost {
   readonly durable: boolean
   /** Kills the engine, keeps it down for `downFor` ms of simulated time, starts a new one on the same database. */
   readonly crash: (downFor: number) => Effect.Effect<void>
+  /**
+   * On PostgreSQL: whether the server is running a query or holds a transaction open for the run's database
+   * (`pg_stat_activity`), for `settle` (Advance.ts). None on SQLite.
+   */
+  readonly databaseBusy: Effect.Effect<boolean> | undefined
 }
 
 /**
@@ -110,6 +115,17 @@ export const makeEngineHost = (options: {
       const context = yield* Layer.buildWithScope(layer, scope)
       return { scope, context }
     })
+    // One connection to the administrative database for the whole run: asked after every settle round.
+    const databaseBusy = where._tag === "Postgres"
+      ? yield* Effect.map(Layer.build(clientLayer(where.admin)), (context) => {
+        const admin = Context.get(context, SqlClient.SqlClient)
+        return admin<{ readonly busy: boolean }>`SELECT EXISTS (
+            SELECT 1 FROM pg_stat_activity
+            WHERE (datname = ${where.name} OR datname IS NULL) AND backend_type = 'client backend'
+              AND state IS DISTINCT FROM 'idle'
+          ) AS busy`.pipe(Effect.map((rows) => rows[0]?.busy === true), Effect.orDie)
+      }).pipe(Effect.orDie)
+      : undefined
     let up = yield* open
     yield* Effect.addFinalizer(() => quietly(Scope.close(up.scope, Exit.void)))
     yield* settle
@@ -148,5 +164,5 @@ export const makeEngineHost = (options: {
         yield* settle
       })
 
-    return { run, durable: where._tag !== "Memory", crash } satisfies EngineHost
+    return { run, durable: where._tag !== "Memory", crash, databaseBusy } satisfies EngineHost
   })
