@@ -54,8 +54,21 @@ export type StartKind = ServerKind | "serve"
  * Starts a server child on a free loopback port over `database` and waits for its `/health`. `env` adds to its
  * environment (the engine server reads `BENCH_STOCK`, servers/engine.ts); `log` reports an unexpected exit.
  */
-export const startServer = async (
+export const startServer = (
   kind: StartKind,
+  database: string,
+  log: (message: string) => void,
+  env: Record<string, string> = {}
+): Promise<Running> => startBundle(kind, serverCommand(kind), root, database, log, env)
+
+/**
+ * Starts `command` (a bundle and its arguments, run by this Node) in `cwd` as a server over `database`, the way
+ * `startServer` starts its kinds: `--builds` starts other checkouts' engine servers with it.
+ */
+export const startBundle = async (
+  kind: StartKind,
+  command: ReadonlyArray<string>,
+  cwd: string,
   database: string,
   log: (message: string) => void,
   env: Record<string, string> = {}
@@ -74,8 +87,8 @@ export const startServer = async (
     SUPPORT_RATE_LIMIT_BURST: "1000000000"
   }
   const t0 = performance.now()
-  const child = spawn(process.execPath, serverCommand(kind), {
-    cwd: root,
+  const child = spawn(process.execPath, command, {
+    cwd,
     env: childEnv,
     stdio: ["ignore", "ignore", "pipe", "ipc"]
   })

@@ -3,6 +3,7 @@
  * Fastify 5 one, in-process and over HTTP, at scale and at start-up, and its webhook dispatcher beside a raw
  * loop. Prints a progress line per phase and a table, and writes a JSON result file
  * (bench/results/<timestamp>.json) so two runs can be compared.
+ * `--builds name=checkout ...` instead loads the engine servers of several checkouts side by side (Builds.ts).
  * Benchmarks report; nothing here fails on a figure.
  */
 import { execSync } from "node:child_process"
@@ -11,6 +12,7 @@ import { cpus, freemem, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { repliesReport, repliesThroughput } from "./AiReplies.js"
 import { retrievalLatency, retrievalReport } from "./AiRetrieval.js"
+import { buildsOf, buildsPhase, buildsReport } from "./Builds.js"
 import { fairnessPhase, fairnessReport } from "./Fairness.js"
 import { httpPhase, type HttpResult, startupPhase } from "./HttpPhase.js"
 import { inProcess, scaleLatency, type ScaleResult } from "./InProcess.js"
@@ -97,6 +99,17 @@ const main = async () => {
     if (repliesOnly) {
       progress("replies: 100,000 passages")
       process.stdout.write(`\n${repliesReport(await repliesThroughput(dir, 100_000, quick ? 500 : 2_000))}\n`)
+      return
+    }
+    const builds = buildsOf(process.argv)
+    if (builds.length > 0) {
+      const result = await buildsPhase(builds, dir, settings.builds, progress)
+      process.stdout.write(`\n${buildsReport(result)}\n`)
+      const resultsDir = join(here, "..", "results")
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-builds.json`)
+      writeFileSync(file, JSON.stringify({ mode: "builds", machine, builds, result }, null, 2))
+      progress(`done; results in ${file}`)
       return
     }
     if (searchOnly) {

@@ -1,0 +1,149 @@
+/**
+ * `pnpm bench --builds name=checkout ...` (issue 14): the engine servers of several checkouts of this repository
+ * (an older commit in a `git worktree` with its dependencies installed, this one as `.`), each on a database of
+ * 100,000 customers seeded by its own code, loaded alternately in one sitting: GET by id, a list page and a create,
+ * each round in a rotated order. On a shared machine only ratios between builds of one sitting say anything about
+ * the code (docs/performance.md). Beside each rate, the CPU the server spent per request, read from /proc where
+ * there is one: it moves less than the rate with the neighbours' load.
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { operationRequests } from "./Fixtures.js"
+import { type Operation, OPERATIONS } from "./InProcess.js"
+import { load } from "./Load.js"
+import type { Seeded } from "./Seed.js"
+import { startBundle, stopServer } from "./Servers.js"
+import { median } from "./Settings.js"
+
+export interface Build {
+  readonly name: string
+  readonly dir: string
+}
+
+export interface BuildsSettings {
+  readonly customers: number
+  readonly rounds: number
+  readonly warmupMs: number
+  readonly measureMs: number
+  readonly connections: number
+}
+
+interface Sample {
+  readonly rps: number
+  /** Server CPU per request in µs, over the warm-up and the window; NaN where /proc cannot tell. */
+  readonly cpuMicros: number
+}
+
+export type BuildsResult = Record<Operation, Record<string, ReadonlyArray<Sample>>>
+
+/** The `name=dir` arguments after `--builds`, up to the next option. */
+export const buildsOf = (argv: ReadonlyArray<string>): ReadonlyArray<Build> => {
+  const at = argv.indexOf("--builds")
+  if (at === -1) return []
+  const builds: Array<Build> = []
+  for (const arg of argv.slice(at + 1)) {
+    if (arg.startsWith("--")) break
+    const separator = arg.indexOf("=")
+    if (separator <= 0) throw new Error(`--builds takes name=checkout pairs, got "${arg}"`)
+    builds.push({ name: arg.slice(0, separator), dir: resolve(arg.slice(separator + 1)) })
+  }
+  if (builds.length === 0) throw new Error("--builds takes one or more name=checkout pairs")
+  return builds
+}
+
+/** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
+const cpuMillis = (pid: number | undefined): number => {
+  const file = `/proc/${pid}/stat`
+  if (pid === undefined || !existsSync(file)) return Number.NaN
+  // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
+  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** Seeds a database with the build's own code (its schema, its token format), through its own tsx. */
+const seedWith = (build: Build, file: string, customers: number): Seeded => {
+  const script = `const { seed } = await import(${JSON.stringify(join(build.dir, "bench/src/Seed.ts"))});
+    process.stdout.write("SEEDED " + JSON.stringify(await seed(${JSON.stringify(file)}, ${customers})) + "\\n")`
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: build.dir,
+    stdio: ["ignore", "pipe", "inherit"]
+  }).toString()
+  const line = out.split("\n").find((l) => l.startsWith("SEEDED "))
+  if (line === undefined) throw new Error(`${build.name}: its seed printed no result`)
+  return JSON.parse(line.slice("SEEDED ".length)) as Seeded
+}
+
+export const buildsPhase = async (
+  builds: ReadonlyArray<Build>,
+  dir: string,
+  settings: BuildsSettings,
+  progress: (message: string) => void
+): Promise<BuildsResult> => {
+  const servers = []
+  try {
+    for (const build of builds) {
+      progress(`builds: ${build.name} (${build.dir}): bundle its engine server, seed its database`)
+      execFileSync(process.execPath, ["packages/cli/build.mjs", "bench/build/servers", "bench/src/servers/engine.ts"], {
+        cwd: build.dir,
+        stdio: "inherit"
+      })
+      const seeded = seedWith(build, join(dir, `build-${build.name}.db`), settings.customers)
+      const command = [join(build.dir, "bench/build/servers/engine.mjs")]
+      const running = await startBundle("engine", command, build.dir, seeded.file, progress)
+      servers.push({ build, seeded, running })
+    }
+    const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<
+      Operation,
+      Record<string, Array<Sample>>
+    >
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const op of OPERATIONS) {
+        for (let i = 0; i < servers.length; i++) {
+          const { build, running, seeded } = servers[(i + round) % servers.length]!
+          const before = cpuMillis(running.child.pid)
+          const loaded = await load({
+            baseUrl: `http://127.0.0.1:${running.port}`,
+            connections: settings.connections,
+            warmupMs: settings.warmupMs,
+            measureMs: settings.measureMs,
+            request: operationRequests(seeded)[op]
+          })
+          const requests = loaded.rps * (settings.warmupMs + settings.measureMs) / 1000
+          const cpuMicros = (cpuMillis(running.child.pid) - before) * 1000 / requests
+          ;(result[op][build.name] ??= []).push({ rps: loaded.rps, cpuMicros })
+          progress(
+            `  builds round ${round + 1} ${op.padEnd(6)} ${build.name.padEnd(12)} ${
+              Math.round(loaded.rps).toString().padStart(6)
+            } req/s, ${Number.isNaN(cpuMicros) ? "-" : Math.round(cpuMicros)} µs CPU per request${
+              loaded.failures > 0 ? `, ${loaded.failures} failures` : ""
+            }`
+          )
+        }
+      }
+    }
+    return result
+  } finally {
+    for (const { running } of servers) await stopServer(running)
+  }
+}
+
+export const buildsReport = (result: BuildsResult): string => {
+  const lines = ["Builds side by side (median of the rounds; ratio = rate over the first build's, same sitting)"]
+  for (const op of OPERATIONS) {
+    const names = Object.keys(result[op])
+    const first = median(result[op][names[0]!]!.map((s) => s.rps))
+    lines.push(`${op}:`)
+    for (const name of names) {
+      const samples = result[op][name]!
+      const rps = median(samples.map((s) => s.rps))
+      const cpu = median(samples.map((s) => s.cpuMicros))
+      lines.push(
+        `  ${name.padEnd(12)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / first).toFixed(2)}x  ${
+          Number.isNaN(cpu) ? "-" : `${Math.round(cpu)} µs CPU/request`
+        }  rounds ${samples.map((s) => Math.round(s.rps)).join("/")}`
+      )
+    }
+  }
+  return lines.join("\n")
+}
