@@ -16,13 +16,17 @@ const PAGE = 100
 /**
  * The workspaces whose log has grown: on SQLite from the rows after the last rowid read (a few index steps), on
  * PostgreSQL by counting. Reading every workspace's log through the API after every step cost more than the step.
+ * NOT INDEXED leaves SQLite the rowid range: left to choose, it served the GROUP BY from the workspace index and read
+ * every event ever recorded, each step (0.08 ms at 800 events against 0.014 ms, and growing with the log).
  */
 const grown = (sim: Sim) =>
   sim.engine.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.onDialectOrElse({
       sqlite: () =>
         Effect.map(
-          sql<{ readonly w: string; readonly top: number }>`SELECT workspace_id AS w, MAX(rowid) AS top FROM events
+          sql<
+            { readonly w: string; readonly top: number }
+          >`SELECT workspace_id AS w, MAX(rowid) AS top FROM events NOT INDEXED
             WHERE rowid > ${sim.world.eventRowid} GROUP BY workspace_id`,
           (rows) => {
             for (const row of rows) sim.world.eventRowid = Math.max(sim.world.eventRowid, Number(row.top))

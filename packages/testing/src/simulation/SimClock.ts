@@ -1,0 +1,88 @@
+/**
+ * The simulator's test clock: Effect's `TestClock` (the same interface, so `TestClock.setTime`, `TestClock.sleeps`
+ * and everything in Advance.ts work on it unchanged), without its real-time waits.
+ *
+ * Before it wakes each sleeper, `TestClock` waits until every fiber it supervises is suspended, by polling them
+ * across three `setTimeout(0)`s (at least a millisecond each, idle), and forks a warning fiber on the live clock.
+ * The simulator supervises no fibers, so those waits only let the engine run, at three milliseconds of idle per
+ * wake-up: a fifth of a run's wall time, most of a clock jump's CPU (docs/performance.md). Here the engine runs
+ * until it is quiet (`settle`, which the simulator relies on everywhere else) between two wake-ups of one move.
+ *
+ * The rest is `TestClock`'s: the clock starts at 0; a sleep of no time returns at once; a move wakes the sleepers
+ * due by its target one at a time, earliest first and, at the same instant, the one that went to sleep last first,
+ * each at its own time; a sleeper whose fiber was interrupted stays listed until its time comes. The same seed gives
+ * the same trace on either clock.
+ */
+import type { TestClock } from "effect"
+import { Chunk, Clock, Deferred, Duration, Effect } from "effect"
+
+interface Sleeper {
+  readonly at: number
+  /** Order of going to sleep: at the same instant the later sleeper wakes first, as with `TestClock`. */
+  readonly order: number
+  readonly wake: Deferred.Deferred<void>
+}
+
+const earlier = (a: Sleeper, b: Sleeper) => a.at < b.at || (a.at === b.at && a.order > b.order)
+
+/**
+ * A test clock that runs `quiet` between two wake-ups of one move (not before the first: the caller has settled the
+ * engine already, Advance.ts).
+ */
+export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock => {
+  let instant = 0
+  let order = 0
+  let sleepers: Array<Sleeper> = []
+
+  /** The sleeper due first, if it is due by `end`; taken off the list. */
+  const takeDue = (end: number): Sleeper | undefined => {
+    let first: Sleeper | undefined
+    for (const s of sleepers) if (s.at <= end && (first === undefined || earlier(s, first))) first = s
+    if (first !== undefined) sleepers = sleepers.filter((s) => s !== first)
+    return first
+  }
+
+  const run = (target: (now: number) => number): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const end = target(instant)
+      for (let woken = 0;; woken++) {
+        if (woken > 0) yield* quiet
+        const next = takeDue(end)
+        if (next === undefined) break
+        instant = next.at
+        yield* Deferred.succeed(next.wake, undefined)
+        yield* Effect.yieldNow()
+      }
+      instant = end
+    })
+
+  const adjust = (duration: Duration.DurationInput) => run((now) => now + Duration.toMillis(Duration.decode(duration)))
+
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => instant,
+    unsafeCurrentTimeNanos: () => BigInt(Math.floor(instant * 1_000_000)),
+    currentTimeMillis: Effect.sync(() => instant),
+    currentTimeNanos: Effect.sync(() => BigInt(instant * 1_000_000)),
+    sleep: (duration) =>
+      Effect.suspend(() => {
+        const at = instant + Duration.toMillis(duration)
+        if (!(at > instant)) return Effect.void
+        return Effect.flatMap(Deferred.make<void>(), (wake) => {
+          sleepers.push({ at, order: order++, wake })
+          return Deferred.await(wake)
+        })
+      }),
+    adjust,
+    adjustWith: (duration) => (effect) => Effect.zipLeft(effect, adjust(duration), { concurrent: true }),
+    setTime: (time) => run(() => time),
+    sleeps: Effect.sync(() => Chunk.fromIterable(sleepers.map((s) => s.at))),
+    save: Effect.sync(() => {
+      const saved = { instant, sleepers: [...sleepers] }
+      return Effect.sync(() => {
+        instant = saved.instant
+        sleepers = [...saved.sleepers]
+      })
+    })
+  }
+}
