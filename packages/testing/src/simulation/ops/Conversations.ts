@@ -11,6 +11,7 @@ import type { AgentModel, ConversationModel, Space } from "../Model.js"
 import { touch } from "../Model.js"
 import { QUESTIONS, SLOWEST } from "../Questions.js"
 import type { Rng } from "../Rng.js"
+import { emailAgentOf, refusedReassign } from "./EmailConversations.js"
 import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 /** The agent that answers customers in this conversation by itself, if any (D53). */
@@ -129,6 +130,11 @@ const update = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
         return `conversation ${c.id} to agent ${original.id}`
       }
       case 5: {
+        if (c.channel === "email") {
+          const email = emailAgentOf(space)
+          const wrong = space.agents.find((a) => !a.deleted && !(a === email && a.active))
+          return wrong === undefined ? undefined : yield* refusedReassign(sim, space, c, wrong.id)
+        }
         const stranger = space.agents.find((a) => a.id !== c.agentId && !a.deleted)
         if (stranger === undefined) return undefined
         return yield* refused(
