@@ -1,7 +1,8 @@
 /**
  * Idempotency keys (D52, like Stripe's `Idempotency-Key`), in process as the Promise API takes them
  * (`{ idempotencyKey }`: core's `Idempotency` with the request's fingerprint, its method, path and JSON body):
- * a customer created or a user's message sent under a new key; the same request again under the same key answers
+ * a customer created, or a user's message or a customer's question sent, under a new key (a question to an agent
+ * that answers by itself is an ask of invariants/Replies.ts, answered once however often it is replayed); the same request again under the same key answers
  * the first answer, byte for byte, and writes nothing (no event, no row, no delivery: one event for both calls);
  * the key with another body is `IdempotencyKeyReused` (422) and changes nothing; a key over 255 characters is a
  * `ValidationError` and writes nothing. Keys are kept 24 hours, so replays are made only within 23.
@@ -22,7 +23,9 @@ import {
 } from "@support-engine/core"
 import { Clock, Effect, Option, Schema } from "effect"
 import { broken } from "../Failure.js"
-import { type KeyModel, type Space, touch } from "../Model.js"
+import { type AgentModel, type KeyModel, type Space, touch } from "../Model.js"
+import { QUESTIONS } from "../Questions.js"
+import { answering, asked } from "./Conversations.js"
 import { type AnyCall, asPrincipal, type Op, recorded, refused, type Sim, valid } from "./Op.js"
 
 const KEPT = 23 * 3600 * 1000
@@ -68,7 +71,14 @@ const keyed = (key: string, kind: KeyModel["kind"], target: string, body: Readon
   })
 }
 
-const fresh = (sim: Sim, space: Space, kind: KeyModel["kind"], target: string, body: Record<string, unknown>) =>
+const fresh = (
+  sim: Sim,
+  space: Space,
+  kind: KeyModel["kind"],
+  target: string,
+  body: Record<string, unknown>,
+  question?: { readonly agent: AgentModel | undefined; readonly bound: number }
+) =>
   Effect.gen(function*() {
     const key = `key-${++sim.world.serial}`
     const now = yield* Clock.currentTimeMillis
@@ -84,8 +94,12 @@ const fresh = (sim: Sim, space: Space, kind: KeyModel["kind"], target: string, b
       c.messages++
       space.messages++
       touch(sim.world, space, "messages")
+      // Its replays must not ask the agent again: one reply or handoff for the one message (D53).
+      if (question?.agent !== undefined) asked(sim, c, question.agent, question.bound, now)
     }
-    return `keyed ${kind} ${space.index} ${key} ${id}`
+    return `keyed ${kind} ${space.index} ${key} ${id}${
+      question?.agent === undefined ? "" : ` asks ${question.agent.id}`
+    }`
   })
 
 const replay = (sim: Sim, space: Space, k: KeyModel) =>
@@ -116,8 +130,22 @@ export const idempotent: Op = {
       const choice = yield* rng.int(0, 8)
       if (choice <= 1 || (choice <= 5 && live.length === 0)) {
         const open = space.conversations.filter((c) => !c.deleted)
-        if (choice === 1 && space.users.length > 0 && open.length > 0) {
+        if (choice === 1 && open.length > 0) {
           const c = yield* rng.pick(open)
+          const customerHere = space.customers.some((x) => x.id === c.customer)
+          // A question while an earlier one may be skipped would make it unclear which one an answer is for.
+          if ((yield* rng.chance(0.5)) && customerHere && !c.asks.some((a) => a.maybe)) {
+            const question = yield* rng.pick(QUESTIONS)
+            return yield* fresh(
+              sim,
+              space,
+              "message",
+              c.id,
+              { sender_type: "customer", sender_id: c.customer, content: question.text },
+              { agent: answering(space, c), bound: question.bound }
+            )
+          }
+          if (space.users.length === 0) return undefined
           const user = yield* rng.pick(space.users)
           return yield* fresh(sim, space, "message", c.id, {
             sender_type: "user",
