@@ -25,6 +25,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { broken } from "../Failure.js"
 import { type AgentModel, type KeyModel, type Space, touch } from "../Model.js"
 import { QUESTIONS } from "../Questions.js"
+import type { Rng } from "../Rng.js"
 import { answering, asked } from "./Conversations.js"
 import { type AnyCall, asPrincipal, type Op, recorded, refused, type Sim, valid } from "./Op.js"
 
@@ -119,6 +120,42 @@ const replay = (sim: Sim, space: Space, k: KeyModel) =>
     return `replay ${k.key}`
   })
 
+/**
+ * A keyed message: mostly a customer's question where an agent answers by itself (in any workspace, as there a
+ * replay could ask it twice), else a question or a user's message in one of `space`'s conversations.
+ */
+const keyedMessage = (sim: Sim, home: Space, rng: Rng) =>
+  Effect.gen(function*() {
+    const answered = sim.world.spaces.flatMap((space) =>
+      space.conversations.filter((c) => answering(space, c) !== undefined).map((c) => ({ space, c }))
+    )
+    const { c, space } = answered.length > 0 && (yield* rng.chance(0.7))
+      ? yield* rng.pick(answered)
+      : home.conversations.length > 0
+      ? { space: home, c: yield* rng.pick(home.conversations) }
+      : { space: home, c: undefined }
+    if (c === undefined) return undefined
+    const customerHere = space.customers.some((x) => x.id === c.customer)
+    // A question while an earlier one may be skipped would make it unclear which one an answer is for.
+    if ((yield* rng.chance(0.7)) && customerHere && !c.asks.some((a) => a.maybe)) {
+      const question = yield* rng.pick(QUESTIONS)
+      return yield* fresh(
+        sim,
+        space,
+        "message",
+        c.id,
+        { sender_type: "customer", sender_id: c.customer, content: question.text },
+        { agent: answering(space, c), bound: question.bound }
+      )
+    }
+    if (space.users.length === 0) return undefined
+    return yield* fresh(sim, space, "message", c.id, {
+      sender_type: "user",
+      sender_id: yield* rng.pick(space.users),
+      content: `Keyed ${sim.world.serial + 1}.`
+    })
+  })
+
 export const idempotent: Op = {
   name: "idempotency",
   weight: 4,
@@ -128,30 +165,10 @@ export const idempotent: Op = {
       const now = yield* Clock.currentTimeMillis
       const live = space.keys.filter((k) => now - k.at < KEPT)
       const choice = yield* rng.int(0, 8)
-      if (choice <= 1 || (choice <= 5 && live.length === 0)) {
-        const open = space.conversations.filter((c) => !c.deleted)
-        if (choice === 1 && open.length > 0) {
-          const c = yield* rng.pick(open)
-          const customerHere = space.customers.some((x) => x.id === c.customer)
-          // A question while an earlier one may be skipped would make it unclear which one an answer is for.
-          if ((yield* rng.chance(0.5)) && customerHere && !c.asks.some((a) => a.maybe)) {
-            const question = yield* rng.pick(QUESTIONS)
-            return yield* fresh(
-              sim,
-              space,
-              "message",
-              c.id,
-              { sender_type: "customer", sender_id: c.customer, content: question.text },
-              { agent: answering(space, c), bound: question.bound }
-            )
-          }
-          if (space.users.length === 0) return undefined
-          const user = yield* rng.pick(space.users)
-          return yield* fresh(sim, space, "message", c.id, {
-            sender_type: "user",
-            sender_id: user,
-            content: `Keyed ${sim.world.serial + 1}.`
-          })
+      if (choice <= 2 || (choice <= 5 && live.length === 0)) {
+        if (choice >= 1) {
+          const message = yield* keyedMessage(sim, space, rng)
+          if (message !== undefined) return message
         }
         return yield* fresh(sim, space, "customer", "", { email: `keyed${sim.world.serial + 1}@example.test` })
       }
