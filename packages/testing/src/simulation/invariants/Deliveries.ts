@@ -68,6 +68,8 @@ export interface DeliveryView {
   readonly eventId: string
   readonly id: string | undefined
   readonly state: "pending" | "delivered" | "failed" | "gone"
+  /** Still pending when its webhook was deactivated or deleted. */
+  readonly cancelled: boolean
   readonly createdAt: number
 }
 
@@ -336,7 +338,9 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
   const of = (hook: HookModel): ReadonlyArray<DeliveryView> => {
     const views: Array<DeliveryView> = []
     for (const d of deliveries.values()) {
-      if (d.hook === hook) views.push({ eventId: d.eventId, id: d.id, state: d.state, createdAt: d.createdAt })
+      if (d.hook !== hook) continue
+      const cancelled = d.state === "pending" && d.cancelledAt !== undefined
+      views.push({ eventId: d.eventId, id: d.id, state: d.state, cancelled, createdAt: d.createdAt })
     }
     return views
   }

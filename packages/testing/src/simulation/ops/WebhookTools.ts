@@ -179,14 +179,16 @@ export const webhookTools: Op = {
     Effect.gen(function*() {
       const space = yield* rng.pick(sim.world.spaces)
       if (space.hooks.length === 0) return undefined
-      const hook = yield* rng.pick(space.hooks)
       const choice = yield* rng.int(0, 8)
+      // A recovery mostly of a webhook with something to recover: deliveries that failed or were cancelled.
+      const failing = space.hooks.filter((h) => sim.deliveries.of(h).some((d) => d.state === "failed" || d.cancelled))
+      const hook = yield* rng.pick(choice >= 4 && choice <= 5 && failing.length > 0 ? failing : space.hooks)
       const now = yield* Clock.currentTimeMillis
       if (choice >= 6) return yield* invalid(sim, space, hook, rng, now)
       if (sim.deliveries.busy(hook, now)) return undefined
       if (choice <= 1) return yield* ping(sim, space, hook, now)
       if (sim.network) return undefined
-      if (choice <= 4) return yield* redeliver(sim, space, hook, rng, now)
+      if (choice <= 3) return yield* redeliver(sim, space, hook, rng, now)
       return yield* recover(sim, space, hook, rng, now)
     })
 }
