@@ -17,7 +17,7 @@ import { planList, type SortKey } from "../shared/Pagination.js"
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
-import { Transactor } from "../shared/Transactor.js"
+import { afterCommit, Transactor } from "../shared/Transactor.js"
 import { UserRepo } from "../workspaces/WorkspaceRepo.js"
 import { Conversation } from "./Conversation.js"
 import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
@@ -128,7 +128,7 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
     const create = Tracing.fn("Messages.create")(function*(conversationId: ConversationId, input: CreateMessage) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
-      const { enqueued, message } = yield* tx.withTransaction(Effect.gen(function*() {
+      return yield* tx.withTransaction(Effect.gen(function*() {
         const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
         const senderId = yield* checkSender(workspaceId, conversation, input)
         const at = yield* now
@@ -151,11 +151,11 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
           created_at: at
         })
         const { enqueued } = yield* append(workspaceId, conversation, message)
-        return { enqueued, message }
+        // After the outermost commit, so the woken worker finds the job: an idempotency key's transaction (D52)
+        // may enclose this one.
+        if (enqueued) yield* afterCommit(signal.notify)
+        return message
       }))
-      // After the commit, so the woken worker finds the job.
-      if (enqueued) yield* signal.notify
-      return message
     })
 
     const remove = Tracing.fn("Messages.delete")(function*(id: MessageId) {

@@ -23,7 +23,7 @@ import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions
 import { canRead, canWrite } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
-import { Transactor } from "../shared/Transactor.js"
+import { afterCommit, Transactor } from "../shared/Transactor.js"
 import { normalizeUrl } from "../shared/UrlNormalization.js"
 import {
   type CreateTrainingData,
@@ -150,9 +150,10 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
           training_folder_id: yield* checkFolder(workspaceId, input.training_folder_id)
         })
         yield* insert(workspaceId, item)
+        // After the outermost commit, which an idempotency key's transaction (D52) may enclose.
+        yield* afterCommit(signal.notify)
         return item
       }))
-      yield* signal.notify
       return item
     })
 
@@ -168,7 +169,7 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       const items = yield* tx.withTransaction(Effect.gen(function*() {
         const agentIds = yield* checkAgents(workspaceId, input.agent_ids ?? [])
         const folderId = yield* checkFolder(workspaceId, input.training_folder_id)
-        return yield* Effect.forEach([...byNormalized.values()], (source) =>
+        const items = yield* Effect.forEach([...byNormalized.values()], (source) =>
           Effect.gen(function*() {
             const item = yield* newItem({
               type: "url",
@@ -184,8 +185,9 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
             yield* insert(workspaceId, item)
             return item
           }))
+        yield* afterCommit(signal.notify)
+        return items
       }))
-      yield* signal.notify
       return items
     })
 
@@ -263,13 +265,13 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
           yield* repo.update(workspaceId, queued)
           yield* events.record("training.updated", encodeData(TrainingDataItem, queued))
         }
+        yield* afterCommit(signal.notify)
         return new ResyncStarted({
           success: true,
           message: "Resync started.",
           data: { training_data_id: id, urls_count: completed }
         })
       }))
-      yield* signal.notify
       return started
     })
 

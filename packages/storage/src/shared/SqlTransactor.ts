@@ -1,20 +1,11 @@
 /** The `Transactor` port on `@effect/sql`: nested calls join the outer transaction (savepoints). */
 import { SqlClient, SqlError } from "@effect/sql"
-import { Transactor } from "@support-engine/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { AfterCommit, afterCommit, Transactor } from "@support-engine/core"
+import { Effect, Layer, Option } from "effect"
 import { toPersistenceError } from "./SqlErrors.js"
 
-/** Effects to run once the outermost transaction has committed (for example waking the webhook dispatcher). */
-export class AfterCommit extends Context.Tag("@support-engine/storage/AfterCommit")<AfterCommit, {
-  readonly add: (effect: Effect.Effect<void>) => void
-}>() {}
-
-/** Runs `effect` after the current transaction commits, or now when there is none. Nothing runs on rollback. */
-export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.flatMap(
-    Effect.serviceOption(AfterCommit),
-    Option.match({ onNone: () => effect, onSome: (hooks) => Effect.sync(() => hooks.add(effect)) })
-  )
+/** Moved to core (its services register wake-ups after the outermost commit); re-exported for storage's modules. */
+export { AfterCommit, afterCommit }
 
 export const SqlTransactorLive: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Transactor,

@@ -13,6 +13,7 @@ import type {
   OrganizationId,
   PrincipalShape,
   TrainingDataId,
+  TrainingFolderId,
   UserId,
   WebhookId,
   WorkspaceId
@@ -87,6 +88,17 @@ export interface HookModel {
   readonly secrets: Array<SecretModel>
 }
 
+/** A request made with an `Idempotency-Key` (D52) and the answer it got, which every replay must get again. */
+export interface KeyModel {
+  readonly key: string
+  readonly at: number
+  readonly kind: "customer" | "message"
+  /** The request's target (a conversation, for a message) and body, as JSON. */
+  readonly target: string
+  readonly body: Readonly<Record<string, unknown>>
+  readonly answer: string
+}
+
 export interface Space {
   readonly index: number
   readonly id: WorkspaceId
@@ -103,6 +115,12 @@ export interface Space {
   readonly articles: Array<ArticleId>
   /** Webhooks not deleted. */
   readonly hooks: Array<HookModel>
+  /** Training folders (in process only: the contract only references them by `training_folder_id`). */
+  readonly folders: Array<TrainingFolderId>
+  /** The workspace's email agent as last set (D8); cleared by the engine when that agent is deleted. */
+  emailAgent: AgentId | null
+  /** Idempotency keys used (D52), for replays and reuse with another body. */
+  readonly keys: Array<KeyModel>
   /** The workspace's messages: those sent, replies and handoff notes. */
   messages: number
   /** The event log read so far (D45): how many, and the last id, where the next read starts. */

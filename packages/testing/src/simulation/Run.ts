@@ -31,11 +31,15 @@ import { emptyWorld } from "./Model.js"
 import { agent } from "./ops/Agents.js"
 import { conversation, customerMessage } from "./ops/Conversations.js"
 import { company, customer } from "./ops/Customers.js"
+import { emailConversation } from "./ops/EmailConversations.js"
 import { clock, crash } from "./ops/Faults.js"
+import { idempotent } from "./ops/Idempotency.js"
 import { article, training } from "./ops/Knowledge.js"
 import type { Op, Sim } from "./ops/Op.js"
 import { newToken, newUser, newWorkspace, revokeToken, useToken } from "./ops/Provisioning.js"
+import { trainingFolder } from "./ops/TrainingFolders.js"
 import { webhook } from "./ops/Webhooks.js"
+import { webhookTools } from "./ops/WebhookTools.js"
 import type { SimulationOptions, SimulationResult } from "./Options.js"
 import { plantedPorts, plantedReceiver } from "./Plants.js"
 import { SlowLocalModel } from "./Questions.js"
@@ -57,7 +61,11 @@ const OPS: ReadonlyArray<Op> = [
   article,
   webhook,
   clock,
-  crash
+  crash,
+  webhookTools,
+  idempotent,
+  trainingFolder,
+  emailConversation
 ]
 const TOTAL_WEIGHT = OPS.reduce((sum, op) => sum + op.weight, 0)
 

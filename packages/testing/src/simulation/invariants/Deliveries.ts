@@ -39,10 +39,13 @@ export interface DeliverySettings {
 interface Delivery {
   readonly hook: HookModel
   readonly event: string
+  readonly eventId: string
+  /** When it was queued: the event's commit, or the ping (D52's recover selects by it). */
+  readonly createdAt: number
   id: string | undefined
   /** Failed attempts so far. */
   round: number
-  /** When the next attempt is due, before downtime moves it. */
+  /** When the next attempt is due, before downtime moves it; infinite while paused until `enable` (D52). */
   due: number
   state: "pending" | "delivered" | "failed" | "gone"
   /** When the webhook was deactivated or deleted with this delivery still pending. */
@@ -60,16 +63,43 @@ interface Ledger {
   hi: number
 }
 
+/** What an operation may know of a delivery: its event, its id once an attempt showed it, and its state. */
+export interface DeliveryView {
+  readonly eventId: string
+  readonly id: string | undefined
+  readonly state: "pending" | "delivered" | "failed" | "gone"
+  /** Still pending when its webhook was deactivated or deleted. */
+  readonly cancelled: boolean
+  readonly createdAt: number
+}
+
 export interface DeliveryOracle {
   readonly onEvent: (space: Space, event: Event) => Effect.Effect<void>
   readonly onRequest: (request: ReceivedRequest) => Effect.Effect<void>
   readonly enabled: (hook: HookModel, at: number) => void
   readonly deleted: (hook: HookModel, at: number) => void
+  /**
+   * A delivery of an event outside the log, to this webhook alone (a ping, D52), due at `at`, or paused until the
+   * webhook is enabled when it is inactive.
+   */
+  readonly expect: (hook: HookModel, eventId: string, eventType: string, deliveryId: string, at: number) => void
+  /**
+   * A delivery queued again (redeliver, recover; D52): a fresh budget of attempts, the same id (D37), due at `at`
+   * (paused until `enable` when the webhook is inactive). False when the oracle knows no such delivery.
+   */
+  readonly requeue: (hook: HookModel, eventId: string, deliveryId: string, at: number) => boolean
+  /** Whether an attempt of this webhook may be in flight at `now` (one due and not yet answered). */
+  readonly busy: (hook: HookModel, now: number) => boolean
+  /** The webhook's deliveries as the oracle knows them. */
+  readonly of: (hook: HookModel) => ReadonlyArray<DeliveryView>
   /** After each step (`now`): due attempts made, deactivations justified; at the end nothing may be left pending. */
   readonly check: (now: number, final: boolean) => Effect.Effect<void>
 }
 
 const header = (request: ReceivedRequest, name: string) => request.headers[name] ?? request.headers[name.toLowerCase()]
+
+/** The due time of a delivery queued while its webhook is inactive: none until `enable` (D52). */
+const PAUSED = Number.POSITIVE_INFINITY
 
 const ORDER: Record<Entry["kind"], number> = { enabled: 0, success: 1, failure: 1, gone: 1, deactivated: 2 }
 
@@ -117,6 +147,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
         const delivery: Delivery = {
           hook,
           event: event.event,
+          eventId: event.id,
+          createdAt: at,
           id: undefined,
           round: 0,
           due: at,
@@ -245,6 +277,11 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           pending.delete(delivery)
           continue
         }
+        // Paused until its webhook is enabled, which may never come.
+        if (at === PAUSED) {
+          if (final) pending.delete(delivery)
+          continue
+        }
         yield* ensure(
           !final && at + settings.timeout + settings.lateBy >= now,
           "every committed event reaches every active subscriber: each attempt is made when due (D38)",
@@ -261,13 +298,65 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       }
     })
 
+  const expect = (hook: HookModel, eventId: string, eventType: string, deliveryId: string, at: number) => {
+    const delivery: Delivery = {
+      hook,
+      event: eventType,
+      eventId,
+      createdAt: at,
+      id: deliveryId,
+      round: 0,
+      due: hook.active ? at : PAUSED,
+      state: "pending",
+      cancelledAt: undefined
+    }
+    deliveries.set(`${eventId}|${hook.id}`, delivery)
+    ids.set(deliveryId, delivery)
+    pending.add(delivery)
+  }
+
+  const requeue = (hook: HookModel, eventId: string, deliveryId: string, at: number) => {
+    const delivery = deliveries.get(`${eventId}|${hook.id}`)
+    if (delivery === undefined || (delivery.id !== undefined && delivery.id !== deliveryId)) return false
+    if (delivery.id === undefined) {
+      delivery.id = deliveryId
+      ids.set(deliveryId, delivery)
+    }
+    delivery.state = "pending"
+    delivery.round = 0
+    delivery.due = hook.active ? at : PAUSED
+    delivery.cancelledAt = undefined
+    pending.add(delivery)
+    return true
+  }
+
+  const busy = (hook: HookModel, now: number) => {
+    for (const d of pending) if (d.hook === hook && adjust(d.due) <= now) return true
+    return false
+  }
+
+  const of = (hook: HookModel): ReadonlyArray<DeliveryView> => {
+    const views: Array<DeliveryView> = []
+    for (const d of deliveries.values()) {
+      if (d.hook !== hook) continue
+      const cancelled = d.state === "pending" && d.cancelledAt !== undefined
+      views.push({ eventId: d.eventId, id: d.id, state: d.state, cancelled, createdAt: d.createdAt })
+    }
+    return views
+  }
+
   return {
     onEvent,
     onRequest,
     enabled: (hook, at) => {
       ledgerOf(hook).entries.push({ at, kind: "enabled" })
+      for (const d of pending) if (d.hook === hook && d.due === PAUSED && d.cancelledAt === undefined) d.due = at
     },
     deleted: (hook, at) => cancel(hook, at),
+    expect,
+    requeue,
+    busy,
+    of,
     check
   }
 }

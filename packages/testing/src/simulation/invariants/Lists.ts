@@ -1,8 +1,8 @@
 /**
  * Lists (D17, D18): a workspace's list total equals the rows the model says it has, the page holds that many (up
  * to its size), and every row on it is the workspace's own (isolation, D11). After each step the lists the step
- * touched are checked; every `fullCheckEvery` steps and at the end, every list of every workspace, and every
- * webhook's `is_active` against the model's.
+ * touched are checked; every `fullCheckEvery` steps and at the end, every list of every workspace (training folders
+ * too), and every webhook's `is_active` against the model's.
  */
 import {
   Agents,
@@ -109,6 +109,25 @@ export const checkList = (sim: Sim, space: Space, kind: ListKind, full: boolean)
     }
   })
 
+/**
+ * A workspace's training folders (in process only, a plain array): exactly the ones the model says it made, none
+ * of another workspace (D11).
+ */
+export const checkFolders = (sim: Sim, space: Space) =>
+  Effect.gen(function*() {
+    const folders = yield* valid(sim, space, "list training folders", Effect.flatMap(Training, (t) => t.listFolders()))
+    const ids = new Set<string>(space.folders)
+    const strangers = folders.filter((f) => !ids.has(f.id))
+    yield* ensure(
+      folders.length === space.folders.length && strangers.length === 0,
+      "the training folder list holds the workspace's folders, and only them (D11)",
+      () =>
+        `workspace ${space.index}: ${folders.length} folders, model ${space.folders.length}, not its own: ${
+          strangers.map((f) => f.id).join(", ")
+        }`
+    )
+  })
+
 /** The lists the step touched, or every list of every workspace and every webhook's state. */
 export const checkLists = (sim: Sim, full: boolean) =>
   Effect.gen(function*() {
@@ -117,6 +136,7 @@ export const checkLists = (sim: Sim, full: boolean) =>
         if (full || sim.world.touched.has(`${space.index}:${kind}`)) yield* checkList(sim, space, kind, full)
       }
       if (!full) continue
+      yield* checkFolders(sim, space)
       for (const hook of space.hooks) {
         const found = yield* sim.engine.run(
           asPrincipal(space.principal)(Effect.flatMap(Webhooks, (w) => w.get(hook.id)))

@@ -11,10 +11,11 @@ import type { AgentModel, ConversationModel, Space } from "../Model.js"
 import { touch } from "../Model.js"
 import { QUESTIONS, SLOWEST } from "../Questions.js"
 import type { Rng } from "../Rng.js"
+import { emailAgentOf, refusedReassign } from "./EmailConversations.js"
 import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 /** The agent that answers customers in this conversation by itself, if any (D53). */
-const answering = (space: Space, c: ConversationModel): AgentModel | undefined => {
+export const answering = (space: Space, c: ConversationModel): AgentModel | undefined => {
   if (c.deleted || c.status !== "open" || c.spam || c.assignee?.type !== "agent") return undefined
   const agent = space.agents.find((a) => a.id === c.assignee!.id)
   return agent !== undefined && agent.active && agent.autoReply && !agent.copilot && !agent.deleted ? agent : undefined
@@ -129,6 +130,11 @@ const update = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
         return `conversation ${c.id} to agent ${original.id}`
       }
       case 5: {
+        if (c.channel === "email") {
+          const email = emailAgentOf(space)
+          const wrong = space.agents.find((a) => !a.deleted && !(a === email && a.active))
+          return wrong === undefined ? undefined : yield* refusedReassign(sim, space, c, wrong.id)
+        }
         const stranger = space.agents.find((a) => a.id !== c.agentId && !a.deleted)
         if (stranger === undefined) return undefined
         return yield* refused(
@@ -171,6 +177,28 @@ const update = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
     }
   })
 
+/**
+ * Records a customer's question that `agent` answers by itself (D53), with the time by which the one reply worker
+ * must have answered it (`bound`: the question's longest answer time).
+ */
+export const asked = (sim: Sim, c: ConversationModel, agent: AgentModel, bound: number, now: number) => {
+  const world = sim.world
+  let by: number | "end" = "end"
+  if (world.orphans === 0 || now >= world.orphansDueAt) {
+    // The drain this message starts answers the crash's orphans first (each at most the slowest question),
+    // then every job in order: whatever was left for the end is done by then too.
+    by = Math.max(now, world.workerFreeAt) + world.orphans * SLOWEST + bound
+    world.workerFreeAt = by
+    if (world.orphans > 0) {
+      for (const x of world.conversations.values()) {
+        for (const a of x.asks) if (a.deadline === "end") a.deadline = by
+      }
+      world.orphans = 0
+    }
+  }
+  c.asks.push({ at: now, agent, limitAtAsk: agent.limit, phrasesAtAsk: agent.phrases, deadline: by, maybe: false })
+}
+
 const lastDeadline = (c: ConversationModel) => c.asks[c.asks.length - 1]?.deadline ?? "none"
 
 const message = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
@@ -202,30 +230,7 @@ const message = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
       c.messages++
       space.messages++
       touch(sim.world, space, "messages")
-      if (agent !== undefined) {
-        const world = sim.world
-        let by: number | "end" = "end"
-        if (world.orphans === 0 || now >= world.orphansDueAt) {
-          // The drain this message starts answers the crash's orphans first (each at most the slowest question),
-          // then every job in order: whatever was left for the end is done by then too.
-          by = Math.max(now, world.workerFreeAt) + world.orphans * SLOWEST + question.bound
-          world.workerFreeAt = by
-          if (world.orphans > 0) {
-            for (const x of world.conversations.values()) {
-              for (const a of x.asks) if (a.deadline === "end") a.deadline = by
-            }
-            world.orphans = 0
-          }
-        }
-        c.asks.push({
-          at: now,
-          agent,
-          limitAtAsk: agent.limit,
-          phrasesAtAsk: agent.phrases,
-          deadline: by,
-          maybe: false
-        })
-      }
+      if (agent !== undefined) asked(sim, c, agent, question.bound, now)
       return `ask ${c.id} ${sent.id}${agent === undefined ? "" : ` to ${agent.id} by ${lastDeadline(c)}`}`
     }
     if (choice === 5 && space.users.length > 0) {

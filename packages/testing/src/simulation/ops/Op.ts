@@ -64,7 +64,7 @@ export const valid = <A, E extends { readonly _tag: string }>(
  * nothing to read) and the requests the receiver got; over a network only the events `actor` recorded, since the
  * engine's background work may land meanwhile.
  */
-const recorded = (sim: Sim, actor: string | null) =>
+export const recorded = (sim: Sim, actor: string | null) =>
   Effect.gen(function*() {
     const rows = yield* sim.engine.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sim.network

@@ -56,6 +56,9 @@ export const newWorkspace: Op = {
         training: [],
         articles: [],
         hooks: [],
+        folders: [],
+        emailAgent: null,
+        keys: [],
         messages: 0,
         events: 0,
         lastEvent: undefined
