@@ -18,7 +18,7 @@ import { Effect } from "effect"
 import type { AgentModel, ConversationModel, Space } from "../Model.js"
 import { touch } from "../Model.js"
 import type { Rng } from "../Rng.js"
-import { type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
+import { foreignAgent, type Op, refused, type Sim, valid } from "./Op.js"
 
 /** The workspace's email agent, if it still exists (deleting it clears the setting). */
 export const emailAgentOf = (space: Space): AgentModel | undefined =>
@@ -35,9 +35,8 @@ const setEmailAgent = (sim: Sim, space: Space, rng: Rng) =>
   Effect.gen(function*() {
     const live = space.agents.filter((a) => !a.deleted)
     if ((yield* rng.chance(0.2)) || live.length === 0) {
-      const other = otherSpace(sim, space, (s) => s.agents.filter((a) => !a.deleted))
-      if (other === undefined) return undefined
-      const foreign = (yield* rng.pick(other.agents.filter((a) => !a.deleted))).id
+      const foreign = yield* foreignAgent(sim, space, rng)
+      if (foreign === undefined) return undefined
       return yield* refused(
         sim,
         space,

@@ -18,7 +18,7 @@ import {
 import { Effect } from "effect"
 import { type Space, touch } from "../Model.js"
 import { ARTICLE } from "../Questions.js"
-import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
+import { type AnyCall, foreignAgent, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 export const training: Op = {
   name: "training",
@@ -92,9 +92,8 @@ export const training: Op = {
               t.processUrls(new ProcessUrls({ urls: ["ftp://x", "nothing"] })))
           )
         case 8: {
-          const other = otherSpace(sim, space, (s) => s.agents.filter((a) => !a.deleted))
-          if (other === undefined) return undefined
-          const foreign = (yield* rng.pick(other.agents.filter((a) => !a.deleted))).id
+          const foreign = yield* foreignAgent(sim, space, rng)
+          if (foreign === undefined) return undefined
           return yield* refused(
             sim,
             space,

@@ -114,3 +114,11 @@ export const otherSpace = <A>(
   space: Space,
   items: (s: Space) => ReadonlyArray<A>
 ): Space | undefined => sim.world.spaces.find((s) => s !== space && items(s).length > 0)
+
+/** A live agent's id from another workspace than `space`, if there is one: for cross-workspace attempts. */
+export const foreignAgent = (sim: Sim, space: Space, rng: Rng) =>
+  Effect.gen(function*() {
+    const live = (s: Space) => s.agents.filter((a) => !a.deleted)
+    const other = otherSpace(sim, space, live)
+    return other === undefined ? undefined : (yield* rng.pick(live(other))).id
+  })
