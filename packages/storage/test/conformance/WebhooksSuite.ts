@@ -230,6 +230,10 @@ export const webhooksSuite = (adapter: Adapter) =>
         for (let i = 0; i < 12; i++) {
           yield* tx.withTransaction(events.record("agent.deleted", { id: `${i}` })).pipe(as(principal))
         }
+        // The deliveries first: six concurrent fan-outs would skip each other's locked markers (SKIP LOCKED), and
+        // a claim could look before the one that took them committed. This test is about claims; concurrent
+        // fan-out steps are DeferredFanOutSuite's.
+        yield* fanOutPending
         const claims = yield* Effect.forEach(
           Array.from({ length: 6 }, (_, i) => `dispatcher-${i}`),
           (claimant) => claimAll(at(0), claimant, 3),
