@@ -128,19 +128,27 @@ export const buildsPhase = async (
   }
 }
 
+/**
+ * Medians of the rounds. The ratio is the median of each round's rate over the first build's in the same round:
+ * the windows of one round are seconds apart, so a neighbour's burst moves one round's pair, not the whole ratio.
+ */
 export const buildsReport = (result: BuildsResult): string => {
-  const lines = ["Builds side by side (median of the rounds; ratio = rate over the first build's, same sitting)"]
+  const lines = [
+    "Builds side by side (medians of the rounds; ratio = median of each round's rate over the first build's; CPU ratio likewise)"
+  ]
   for (const op of OPERATIONS) {
     const names = Object.keys(result[op])
-    const first = median(result[op][names[0]!]!.map((s) => s.rps))
+    const first = result[op][names[0]!]!
     lines.push(`${op}:`)
     for (const name of names) {
       const samples = result[op][name]!
       const rps = median(samples.map((s) => s.rps))
       const cpu = median(samples.map((s) => s.cpuMicros))
+      const ratio = median(samples.map((s, round) => s.rps / first[round]!.rps))
+      const cpuRatio = median(samples.map((s, round) => s.cpuMicros / first[round]!.cpuMicros))
       lines.push(
-        `  ${name.padEnd(12)} ${Math.round(rps).toString().padStart(6)} req/s  ${(rps / first).toFixed(2)}x  ${
-          Number.isNaN(cpu) ? "-" : `${Math.round(cpu)} µs CPU/request`
+        `  ${name.padEnd(12)} ${Math.round(rps).toString().padStart(6)} req/s  ${ratio.toFixed(2)}x  ${
+          Number.isNaN(cpu) ? "-" : `${Math.round(cpu)} µs CPU/request (${cpuRatio.toFixed(2)}x)`
         }  rounds ${samples.map((s) => Math.round(s.rps)).join("/")}`
       )
     }

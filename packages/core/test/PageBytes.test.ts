@@ -40,4 +40,16 @@ describe("PageBytes", () => {
     assert.strictEqual(fittingCount([]), 0)
     assert.strictEqual(fittingCount([{ a: 1 }, { b: 2 }]), 2)
   })
+
+  it("fittingCount counts exactly when the quick bound (6 bytes a character) passes the budget", () => {
+    // Three items of 1 KB of ASCII: 3 KB exactly, 18 KB by the bound. A 4 KB budget keeps all three by the
+    // exact count, a 2.5 KB one two; the bound alone would have cut both pages.
+    const items = Array.from({ length: 3 }, () => ({ content: "x".repeat(1_000) }))
+    assert.strictEqual(fittingCount(items, 4_000), 3)
+    assert.strictEqual(fittingCount(items, 2_500), 2)
+    // Control characters take 6 bytes each: the bound is then exact, and the page is cut by it.
+    const escaped = Array.from({ length: 3 }, () => ({ content: "\u0001".repeat(1_000) }))
+    assert.strictEqual(fittingCount(escaped, 13_000), 2)
+    assert.isAtMost(utf8(escaped.slice(0, 2)), 13_000)
+  })
 })

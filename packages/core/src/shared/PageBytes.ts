@@ -30,16 +30,16 @@ export const jsonStringBytes = (s: string): number => {
 /** What a value other than a string costs at most once encoded: a number, a boolean, a date-time, a null. */
 const SCALAR_BYTES = 32
 
-/**
- * An upper estimate of `value`'s JSON size: strings and keys counted exactly, every scalar and date-time as a fixed
- * allowance. Model instances are walked by their own fields, which are what their schemas encode.
- */
-export const approximateJsonBytes = (value: unknown): number => {
+/** The most bytes `s` can take as a JSON string: 6 per UTF-16 unit (`\u00XX`), and its quotes. */
+const maxJsonStringBytes = (s: string): number => 2 + 6 * s.length
+
+/** `value`'s JSON size as `stringBytes` counts its strings and keys, every scalar and date-time a fixed allowance. */
+const jsonBytesBy = (value: unknown, stringBytes: (s: string) => number): number => {
   let bytes = 0
   const pending: Array<unknown> = [value]
   while (pending.length > 0) {
     const next = pending.pop()
-    if (typeof next === "string") bytes += jsonStringBytes(next)
+    if (typeof next === "string") bytes += stringBytes(next)
     else if (Array.isArray(next)) {
       bytes += 2 + next.length
       for (const item of next) pending.push(item)
@@ -47,7 +47,7 @@ export const approximateJsonBytes = (value: unknown): number => {
       bytes += 2
       for (const [key, item] of Object.entries(next)) {
         // The key as JSON writes it (escapes and UTF-8 included), its colon and the comma after the member.
-        bytes += jsonStringBytes(key) + 2
+        bytes += stringBytes(key) + 2
         pending.push(item)
       }
     } else bytes += SCALAR_BYTES
@@ -55,8 +55,21 @@ export const approximateJsonBytes = (value: unknown): number => {
   return bytes
 }
 
-/** How many of `items`, from the first, fit in `budget` bytes; at least one when there is one. */
+/**
+ * An upper estimate of `value`'s JSON size: strings and keys counted exactly, every scalar and date-time as a fixed
+ * allowance. Model instances are walked by their own fields, which are what their schemas encode.
+ */
+export const approximateJsonBytes = (value: unknown): number => jsonBytesBy(value, jsonStringBytes)
+
+/**
+ * How many of `items`, from the first, fit in `budget` bytes; at least one when there is one. A page whose strings
+ * could not exceed the budget even at 6 bytes a character is whole without counting them character by character:
+ * that is nearly every page, and counting every character was about 2 % of a list request (a CPU profile).
+ */
 export const fittingCount = <A>(items: ReadonlyArray<A>, budget: number = PAGE_BYTE_BUDGET): number => {
+  let bound = 0
+  for (let i = 0; i < items.length && bound <= budget; i++) bound += jsonBytesBy(items[i], maxJsonStringBytes)
+  if (bound <= budget) return items.length
   let total = 0
   for (let i = 0; i < items.length; i++) {
     total += approximateJsonBytes(items[i])

@@ -38,10 +38,11 @@ export interface WriteOptions {
   readonly ifMatch?: string | undefined
 }
 
+/** The strong entity tag (quoted, as HTTP sends it) of a resource's JSON text as the API returns it. */
+export const entityTagOfText = (json: string): string => `"${digest(json)}"`
+
 /** The strong entity tag (quoted, as HTTP sends it) of a resource in the JSON form the API returns. */
-export const entityTagOfJson = (encoded: unknown): string => {
-  return `"${digest(JSON.stringify(encoded))}"`
-}
+export const entityTagOfJson = (encoded: unknown): string => entityTagOfText(JSON.stringify(encoded))
 
 /** The strong entity tag of `value` as `schema` encodes it. */
 export const entityTag = <A, I>(schema: Schema.Schema<A, I>) => {

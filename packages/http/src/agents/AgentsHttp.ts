@@ -1,6 +1,6 @@
 /** Handlers of `/agents` (D23): translate and call `Agents`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Agent, AgentAsk, Agents, ListAgents } from "@support-engine/core"
+import { AgentAsk, Agents, ListAgents } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -17,12 +17,12 @@ export const AgentsHttpLive: Layer.Layer<
     const agents = yield* Agents
     const ask = yield* AgentAsk
     return handlers
-      .handle("create", ({ payload }) => agents.create(payload).pipe(withETag(Agent)))
+      .handle("create", ({ payload }) => agents.create(payload).pipe(withETag))
       .handle("list", ({ urlParams }) => Effect.flatMap(agents.list(new ListAgents(urlParams)), toList))
-      .handle("get", ({ path }) => agents.get(path.id).pipe(withETag(Agent)))
+      .handle("get", ({ path }) => agents.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          agents.update(path.id, payload, options)).pipe(withETag(Agent)))
+          agents.update(path.id, payload, options)).pipe(withETag))
       .handle("delete", ({ path }) =>
         Effect.flatMap(writeOptions, (options) => agents.delete(path.id, options)))
       .handle("ask", ({ path, payload }) => ask.ask(path.id, payload))

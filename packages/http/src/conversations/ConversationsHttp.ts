@@ -1,6 +1,6 @@
 /** Handlers of `/conversations` (D26-D28): translate and call `Conversations`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Conversation, Conversations, ListConversations } from "@support-engine/core"
+import { Conversations, ListConversations } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -16,13 +16,12 @@ export const ConversationsHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const conversations = yield* Conversations
     return handlers
-      .handle("create", ({ payload }) => conversations.create(payload).pipe(withETag(Conversation)))
+      .handle("create", ({ payload }) => conversations.create(payload).pipe(withETag))
       .handle("list", ({ urlParams }) => Effect.flatMap(conversations.list(new ListConversations(urlParams)), toList))
-      .handle("get", ({ path }) => conversations.get(path.id).pipe(withETag(Conversation)))
+      .handle("get", ({ path }) => conversations.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          conversations.update(path.id, payload, options)).pipe(withETag(Conversation)))
+          conversations.update(path.id, payload, options)).pipe(withETag))
       .handle("delete", ({ path }) =>
-        Effect.flatMap(writeOptions, (options) =>
-          conversations.delete(path.id, options)))
+        Effect.flatMap(writeOptions, (options) => conversations.delete(path.id, options)))
   }))

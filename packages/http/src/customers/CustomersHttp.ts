@@ -1,6 +1,6 @@
 /** Handlers of `/customers` (D24): translate and call `Customers`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Customer, Customers, ListCustomers } from "@support-engine/core"
+import { Customers, ListCustomers } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -16,12 +16,12 @@ export const CustomersHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const customers = yield* Customers
     return handlers
-      .handle("create", ({ payload }) => customers.create(payload).pipe(withETag(Customer)))
+      .handle("create", ({ payload }) => customers.create(payload).pipe(withETag))
       .handle("list", ({ urlParams }) => Effect.flatMap(customers.list(new ListCustomers(urlParams)), toList))
-      .handle("get", ({ path }) => customers.get(path.id).pipe(withETag(Customer)))
+      .handle("get", ({ path }) => customers.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          customers.update(path.id, payload, options)).pipe(withETag(Customer)))
+          customers.update(path.id, payload, options)).pipe(withETag))
       .handle("delete", ({ path }) =>
         Effect.flatMap(writeOptions, (options) => customers.delete(path.id, options)))
   }))

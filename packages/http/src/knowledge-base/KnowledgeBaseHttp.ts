@@ -1,6 +1,6 @@
 /** Handlers of `/kb-articles` (D32): translate and call `KnowledgeBase`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { Article, KnowledgeBase, ListArticles, ListRevisions } from "@support-engine/core"
+import { KnowledgeBase, ListArticles, ListRevisions } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -16,12 +16,12 @@ export const KnowledgeBaseHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const kb = yield* KnowledgeBase
     return handlers
-      .handle("create", ({ payload }) => kb.create(payload).pipe(withETag(Article)))
+      .handle("create", ({ payload }) => kb.create(payload).pipe(withETag))
       .handle("list", ({ urlParams }) => Effect.flatMap(kb.list(new ListArticles(urlParams)), toList))
-      .handle("get", ({ path }) => kb.get(path.id).pipe(withETag(Article)))
+      .handle("get", ({ path }) => kb.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          kb.update(path.id, payload, options)).pipe(withETag(Article)))
+          kb.update(path.id, payload, options)).pipe(withETag))
       .handle("putTranslation", ({ path, payload }) =>
         kb.putTranslation(path.id, path.locale, payload))
       .handle(

@@ -3,9 +3,10 @@
  * `entityTag`, a hash of the JSON the API returns); `PUT` and `DELETE` pass `If-Match` to core, which checks it
  * atomically with the write and fails with 412 `PRECONDITION_FAILED` when it no longer matches.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { entityTag, type WriteOptions } from "@support-engine/core"
-import { Effect, FiberRef, type Schema } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { entityTag, entityTagOfText, type WriteOptions } from "@support-engine/core"
+import { Effect, Option, type Schema } from "effect"
+import { CurrentRequestFacts } from "./RequestLog.js"
 
 /** The request's `If-Match` as core's write options. */
 export const writeOptions: Effect.Effect<WriteOptions, never, HttpServerRequest.HttpServerRequest> = Effect.map(
@@ -13,23 +14,32 @@ export const writeOptions: Effect.Effect<WriteOptions, never, HttpServerRequest.
   (request) => ({ ifMatch: request.headers["if-match"] })
 )
 
-/**
- * The tag the current request's answer will carry: the header is set by a pre-response handler when the answer
- * is sent, after the middleware has seen the response, so IdempotencyKeys.ts reads the tag to record it here.
- */
-export const currentETag = FiberRef.unsafeMake<string | undefined>(undefined)
+const utf8 = new TextDecoder()
 
-/** Sets `ETag` on the answer to the resource `self` succeeds with. */
-export const withETag = <A, I>(schema: Schema.Schema<A, I>) => {
+/**
+ * The entity tag of an answer: the hash of its JSON body, which is the resource as the API encodes it (HttpApi
+ * writes `JSON.stringify` of the encoded value), so it equals core's `entityTag` of the same resource without
+ * encoding it a second time.
+ */
+export const answerTag = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
+  response.body._tag === "Uint8Array" ? entityTagOfText(utf8.decode(response.body.body)) : undefined
+
+/** Records the answer's tag source in the request's facts: the request's one pre-response step sets the header. */
+const recordTag = (etag: true | string): Effect.Effect<void> =>
+  Effect.map(Effect.serviceOption(CurrentRequestFacts), (facts) => {
+    if (Option.isSome(facts)) facts.value.etag = etag
+  })
+
+/** Once `self` succeeds, its answer carries an `ETag`: the hash of the answer's body (the resource itself). */
+export const withETag = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tap(self, () => recordTag(true))
+
+/**
+ * Once `self` succeeds, its answer carries the `ETag` of the resource `resourceOf` derives from the value, for an
+ * answer that is not the resource itself (a webhook with its secret: the tag is that of the webhook without it).
+ */
+export const withETagOf = <A, B, I>(schema: Schema.Schema<B, I>, resourceOf: (value: A) => B) => {
   const tagOf = entityTag(schema)
   return <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.tap(self, (value) => {
-      const etag = tagOf(value)
-      return Effect.zipRight(
-        FiberRef.set(currentETag, etag),
-        HttpApp.appendPreResponseHandler((_, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "etag", etag))
-        )
-      )
-    })
+    Effect.tap(self, (value) => recordTag(tagOf(resourceOf(value))))
 }

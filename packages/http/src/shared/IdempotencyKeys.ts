@@ -18,17 +18,24 @@ import {
   Tokens,
   ValidationError
 } from "@support-engine/core"
-import { Effect, Either, FiberRef, Option, Redacted } from "effect"
-import { currentETag } from "./ETags.js"
+import { Effect, Either, Option, Redacted } from "effect"
+import { answerTag } from "./ETags.js"
+import { CurrentRequestFacts, type RequestFacts } from "./RequestLog.js"
 
 const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const REPLAYED_HEADERS = ["content-type", "etag", "location"] as const
 const utf8 = new TextDecoder()
 
-/** What to keep of a response: its status, text body and the headers a retry should see again; 4xx/5xx: nothing. */
+/**
+ * What to keep of a response: its status, text body and the headers a retry should see again, the entity tag
+ * included (it is set when the answer is sent, after this sees it); 4xx/5xx: nothing.
+ */
 const recordOf = (
-  { etag, response }: { readonly response: HttpServerResponse.HttpServerResponse; readonly etag: string | undefined }
+  { etag: source, response }: {
+    readonly response: HttpServerResponse.HttpServerResponse
+    readonly etag: RequestFacts["etag"]
+  }
 ): Option.Option<IdempotentOutcome> => {
   if (response.status >= 400) return Option.none()
   const body = response.body._tag === "Uint8Array" ? utf8.decode(response.body.body) : ""
@@ -39,7 +46,8 @@ const recordOf = (
       : response.headers[name]
     if (value !== undefined) headers[name] = value
   }
-  if (etag !== undefined) headers["etag"] = etag
+  const etag = source === true ? answerTag(response) : source
+  if (etag !== null && etag !== undefined) headers["etag"] = etag
   return Option.some({ status: response.status, body, headers })
 }
 
@@ -62,42 +70,46 @@ export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support
     const idempotency = yield* Idempotency
     const tokens = yield* Tokens
 
-    const keyed = <E, R>(
-      app: HttpApp.Default<E, R>,
-      request: HttpServerRequest.HttpServerRequest,
-      key: string,
-      bearer: string
-    ): HttpApp.Default<E | KeyError, R> =>
+    const keyed = <E, R>(app: HttpApp.Default<E, R>, key: string, bearer: string): HttpApp.Default<E | KeyError, R> =>
       Effect.gen(function*() {
         const principal = yield* Effect.either(tokens.authenticate(Redacted.make(bearer)))
         if (Either.isLeft(principal)) return yield* app
+        // The request as the router sees it: inside the JSON body rules, whose reader the fingerprint shares.
+        const request = yield* HttpServerRequest.HttpServerRequest
         // The JSON body rules (JsonBody.ts) have parsed it already; a body they refuse goes on to fail as usual.
         const body = BODY_METHODS.has(request.method) ? yield* Effect.either(request.json) : Either.right(undefined)
         if (Either.isLeft(body)) return yield* app
         const fingerprint = requestFingerprint(request.method, request.url, body.right)
-        const work = Effect.zipRight(
-          FiberRef.set(currentETag, undefined),
-          Effect.flatMap(app, (response) => Effect.map(FiberRef.get(currentETag), (etag) => ({ response, etag })))
+        const work = Effect.flatMap(
+          app,
+          (response) =>
+            Effect.map(Effect.serviceOption(CurrentRequestFacts), (facts) => ({
+              response,
+              etag: Option.isSome(facts) ? facts.value.etag : null
+            }))
         )
         const result = yield* idempotency.run(principal.right.workspaceId, key, fingerprint, work, recordOf)
         return result._tag === "Fresh" ? result.value.response : replay(result.outcome)
       })
 
-    /** `app` with `Idempotency-Key` honoured on writes; other requests pass straight through. */
-    const around = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | KeyError, R> =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const key = request.headers["idempotency-key"]
-        if (key === undefined || !KEYED_METHODS.has(request.method)) return app
-        const authorization = request.headers["authorization"]
-        const bearer = authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined
-        if (bearer === undefined) return app
-        if (key.length === 0 || key.length > 255) {
-          return Effect.fail(
-            ValidationError.field("idempotency_key", "must be 1 to 255 characters")
-          )
-        }
-        return keyed(app, request, key, bearer)
-      })
+    /**
+     * `app` with `Idempotency-Key` honoured on writes. Other requests get `app` itself, decided from `request`'s
+     * method and headers before any effect runs.
+     */
+    const around = <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      app: HttpApp.Default<E, R>
+    ): HttpApp.Default<E | KeyError, R> => {
+      const key = request.headers["idempotency-key"]
+      if (key === undefined || !KEYED_METHODS.has(request.method)) return app
+      const authorization = request.headers["authorization"]
+      const bearer = authorization?.startsWith("Bearer ") ? authorization.slice(7) : undefined
+      if (bearer === undefined) return app
+      if (key.length === 0 || key.length > 255) {
+        return Effect.fail(ValidationError.field("idempotency_key", "must be 1 to 255 characters"))
+      }
+      return keyed(app, key, bearer)
+    }
 
     return { around } as const
   })

@@ -167,18 +167,20 @@ export class JsonBody extends Effect.Service<JsonBody>()("@support-engine/http/J
     const { maxBodyBytes } = yield* HttpConfig
     const nodeEvents = yield* FiberRef.get(NodeBodySeam)
     /**
-     * `app` seeing the request through `JsonBodyRequest`, read at most once. Requests whose method no endpoint
-     * reads a body for skip the wrapper: it costs a cached effect and a context change on every read otherwise.
+     * `app` seeing `request` through `JsonBodyRequest`, read at most once. Requests whose method no endpoint reads
+     * a body for get `app` itself, decided before any effect runs: the wrapper costs a cached effect and a context
+     * change, and the GETs that are most requests would pay for nothing.
      */
-    const around = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        BODY_METHODS.has(request.method)
-          ? Effect.flatMap(
-            Effect.cached(readJson(request, maxBodyBytes, nodeEvents)),
-            (body) =>
-              Effect.provideService(app, HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body))
-          )
-          : app)
+    const around = <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      app: HttpApp.Default<E, R>
+    ): HttpApp.Default<E, R> =>
+      BODY_METHODS.has(request.method)
+        ? Effect.flatMap(
+          Effect.cached(readJson(request, maxBodyBytes, nodeEvents)),
+          (body) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body))
+        )
+        : app
     return { around } as const
   })
 }) {}

@@ -7,8 +7,8 @@
  * Each process has its own buckets: N processes behind a load balancer allow up to N times the budget. Requests
  * are keyed by the token's id (never its secret); requests without a bearer token by their remote address.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Config, type ConfigError, Context, Effect, Layer, Schema } from "effect"
+import type { HttpApp, HttpServerRequest } from "@effect/platform"
+import { Config, type ConfigError, Context, Effect, Layer, Schema } from "effect"
 import { envelope } from "./ErrorResponses.js"
 
 export interface RateLimitSettings {
@@ -107,25 +107,24 @@ export class RateLimits extends Effect.Service<RateLimits>()("@support-engine/ht
       return { allowed, headers }
     }
 
-    /** `app` behind the limit: headers on every answer, 429 without running it when the bucket is empty. */
-    const around = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | RateLimited, R> =>
-      enabled
-        ? Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now): HttpApp.Default<E | RateLimited, R> => {
-            const decision = take(keyOf(request), now)
-            const headers = HttpApp.appendPreResponseHandler((_, response) =>
-              Effect.succeed(HttpServerResponse.setHeaders(response, decision.headers))
-            )
-            if (decision.allowed) {
-              return Effect.zipRight(headers, app)
-            }
-            const seconds = decision.headers["retry-after"]
-            return Effect.zipRight(
-              headers,
-              Effect.fail(new RateLimited({ message: `Too many requests; retry after ${seconds} seconds.` }))
-            )
-          }))
-        : app
+    /**
+     * `app` behind the limit, for `request` arriving at `now` (ms, Effect's `Clock`): the limit's headers go into
+     * `headers`, which every answer to the request carries (RequestIds.ts); over the limit the answer is 429 and
+     * `app` does not run. Plain code until `app`: it runs on every request.
+     */
+    const around = <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      now: number,
+      headers: Record<string, string>,
+      app: HttpApp.Default<E, R>
+    ): HttpApp.Default<E | RateLimited, R> => {
+      if (!enabled) return app
+      const decision = take(keyOf(request), now)
+      Object.assign(headers, decision.headers)
+      if (decision.allowed) return app
+      const seconds = decision.headers["retry-after"]
+      return Effect.fail(new RateLimited({ message: `Too many requests; retry after ${seconds} seconds.` }))
+    }
 
     return { around } as const
   })

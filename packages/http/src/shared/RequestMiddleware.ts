@@ -103,7 +103,13 @@ export const RequestMiddlewareLive: Layer.Layer<never, never, IdGenerator | Idem
       const limits = yield* RateLimits
       const middleware: HttpApiBuilder.MiddlewareFn<
         ValidationError | IdempotencyKeyInUse | IdempotencyKeyReused | PersistenceError | RateLimited
-      > = (app) => ids.around(boundary(limits.around(body.around(keys.around(app))), fallback))
+      > = (app) =>
+        ids.around((request, facts, now) =>
+          boundary(
+            limits.around(request, now, facts.headers, body.around(request, keys.around(request, app))),
+            fallback
+          )
+        )
       return middleware
     })
   ).pipe(

@@ -1,6 +1,6 @@
 /** Handlers of `/training-data` (D20, D30, D31): translate and call `Training`. */
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { ListTrainingData, Training, TrainingDataItem } from "@support-engine/core"
+import { ListTrainingData, Training } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -16,17 +16,15 @@ export const TrainingHttpLive: Layer.Layer<
   Effect.gen(function*() {
     const training = yield* Training
     return handlers
-      .handle("create", ({ payload }) => training.create(payload).pipe(withETag(TrainingDataItem)))
+      .handle("create", ({ payload }) => training.create(payload).pipe(withETag))
       .handle("processUrls", ({ payload }) => Effect.map(training.processUrls(payload), (data) => ({ data })))
       .handle("urlExists", ({ urlParams }) => training.urlExists(urlParams))
       .handle("list", ({ urlParams }) => Effect.flatMap(training.list(new ListTrainingData(urlParams)), toList))
-      .handle("get", ({ path }) => training.get(path.id).pipe(withETag(TrainingDataItem)))
+      .handle("get", ({ path }) => training.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          training.update(path.id, payload, options)).pipe(withETag(TrainingDataItem)))
+          training.update(path.id, payload, options)).pipe(withETag))
       .handle("delete", ({ path }) =>
-        Effect.flatMap(writeOptions, (options) =>
-          training.delete(path.id, options)))
-      .handle("resync", ({ path }) =>
-        training.resync(path.id))
+        Effect.flatMap(writeOptions, (options) => training.delete(path.id, options)))
+      .handle("resync", ({ path }) => training.resync(path.id))
   }))

@@ -5,12 +5,14 @@ import type { Layer } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import type { Authentication } from "../shared/Authentication.js"
-import { withETag, writeOptions } from "../shared/ETags.js"
+import { withETag, withETagOf, writeOptions } from "../shared/ETags.js"
 import { toList } from "../shared/Lists.js"
 
 /** The `ETag` of the webhook an answer with its secret describes: the tag `GET /webhooks/{id}` gives it. */
-const withWebhookETag = <E, R>(self: Effect.Effect<WebhookWithSecret, E, R>) =>
-  Effect.tap(self, ({ secret: _, ...fields }) => withETag(Webhook)(Effect.succeed(new Webhook(fields, true))))
+const withWebhookETag = withETagOf(
+  Webhook,
+  ({ secret: _, ...fields }: WebhookWithSecret) => new Webhook(fields, true)
+)
 
 export const WebhooksHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<"support-engine", "webhooks">,
@@ -22,14 +24,14 @@ export const WebhooksHttpLive: Layer.Layer<
     return handlers
       .handle("create", ({ payload }) => webhooks.create(payload).pipe(withWebhookETag))
       .handle("list", ({ urlParams }) => Effect.flatMap(webhooks.list(new ListWebhooks(urlParams)), toList))
-      .handle("get", ({ path }) => webhooks.get(path.id).pipe(withETag(Webhook)))
+      .handle("get", ({ path }) => webhooks.get(path.id).pipe(withETag))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(writeOptions, (options) =>
-          webhooks.update(path.id, payload, options)).pipe(withETag(Webhook)))
+          webhooks.update(path.id, payload, options)).pipe(withETag))
       .handle("delete", ({ path }) =>
         Effect.flatMap(writeOptions, (options) => webhooks.delete(path.id, options)))
       .handle("rotateSecret", ({ path, payload }) => webhooks.rotateSecret(path.id, payload).pipe(withWebhookETag))
-      .handle("enable", ({ path }) => webhooks.enable(path.id).pipe(withETag(Webhook)))
+      .handle("enable", ({ path }) => webhooks.enable(path.id).pipe(withETag))
       .handle(
         "deliveries",
         ({ path, urlParams }) =>
