@@ -183,3 +183,24 @@ export type ListKind =
   | "webhooks"
 
 export const touch = (world: World, space: Space, kind: ListKind) => world.touched.add(`${space.index}:${kind}`)
+
+/** A conversation the engine just created, as the model starts it (open, no messages), added to its workspace. */
+export const addConversation = (
+  world: World,
+  space: Space,
+  fields: Pick<ConversationModel, "id" | "customer" | "channel" | "agentId" | "assignee">
+): void => {
+  const model: ConversationModel = {
+    ...fields,
+    space: space.index,
+    status: "open",
+    spam: false,
+    messages: 0,
+    sessionReplies: 0,
+    asks: [],
+    deleted: false
+  }
+  space.conversations.push(model)
+  world.conversations.set(model.id, model)
+  touch(world, space, "conversations")
+}

@@ -8,7 +8,7 @@
 import { Conversations, CreateConversation, CreateMessage, Messages, UpdateConversation } from "@support-engine/core"
 import { Clock, Effect } from "effect"
 import type { AgentModel, ConversationModel, Space } from "../Model.js"
-import { touch } from "../Model.js"
+import { addConversation, touch } from "../Model.js"
 import { QUESTIONS, SLOWEST } from "../Questions.js"
 import type { Rng } from "../Rng.js"
 import { emailAgentOf, refusedReassign } from "./EmailConversations.js"
@@ -52,26 +52,16 @@ const createConversation = (sim: Sim, space: Space, rng: Rng) =>
           })
         ))
     )
-    const model: ConversationModel = {
-      id: created.id,
-      space: space.index,
-      customer,
-      channel: "chat",
-      agentId: created.agent_id,
-      status: "open",
-      spam: false,
-      assignee,
-      messages: 0,
-      sessionReplies: 0,
-      asks: [],
-      deleted: false
-    }
     if (assignee?.type === "agent" && created.agent_id !== assignee.id) {
       return yield* Effect.dieMessage("an agent assignee becomes the chat's agent (D27)")
     }
-    space.conversations.push(model)
-    sim.world.conversations.set(created.id, model)
-    touch(sim.world, space, "conversations")
+    addConversation(sim.world, space, {
+      id: created.id,
+      customer,
+      channel: "chat",
+      agentId: created.agent_id,
+      assignee
+    })
     return `conversation ${space.index} ${created.id} ${
       assignee === null ? "unassigned" : `${assignee.type} ${assignee.id}`
     }`

@@ -16,7 +16,7 @@ import {
 } from "@support-engine/core"
 import { Effect } from "effect"
 import type { AgentModel, ConversationModel, Space } from "../Model.js"
-import { touch } from "../Model.js"
+import { addConversation } from "../Model.js"
 import type { Rng } from "../Rng.js"
 import { foreignAgent, type Op, refused, type Sim, valid } from "./Op.js"
 
@@ -88,23 +88,7 @@ const create = (sim: Sim, space: Space, rng: Rng) =>
     if (created.channel !== "email" || created.agent_id !== null || created.assignee_id !== (assignee?.id ?? null)) {
       return yield* Effect.dieMessage("an email conversation is created as asked, with no chat agent (D26, D27)")
     }
-    const model: ConversationModel = {
-      id: created.id,
-      space: space.index,
-      customer,
-      channel: "email",
-      agentId: null,
-      status: "open",
-      spam: false,
-      assignee,
-      messages: 0,
-      sessionReplies: 0,
-      asks: [],
-      deleted: false
-    }
-    space.conversations.push(model)
-    sim.world.conversations.set(created.id, model)
-    touch(sim.world, space, "conversations")
+    addConversation(sim.world, space, { id: created.id, customer, channel: "email", agentId: null, assignee })
     return `email conversation ${space.index} ${created.id} ${
       assignee === null ? "unassigned" : `${assignee.type} ${assignee.id}`
     }`
