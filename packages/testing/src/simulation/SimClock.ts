@@ -6,7 +6,8 @@
  * across three `setTimeout(0)`s (at least a millisecond each, idle), and forks a warning fiber on the live clock.
  * The simulator supervises no fibers, so those waits only let the engine run, at three milliseconds of idle per
  * wake-up: a fifth of a run's wall time, most of a clock jump's CPU (docs/performance.md). Here the engine runs
- * until it is quiet (`settle`, which the simulator relies on everywhere else) between two wake-ups of one move.
+ * until it is quiet (`settle`, which the simulator relies on everywhere else) after each wake-up of a move that
+ * resumed a fiber, before the next.
  *
  * The rest is `TestClock`'s: the clock starts at 0; a sleep of no time returns at once; a move wakes the sleepers
  * due by its target one at a time, earliest first and, at the same instant, the one that went to sleep last first,
