@@ -124,6 +124,19 @@ export const SqlDeliveryQueueLive: Layer.Layer<
         }
       })
 
+      /**
+       * Whether the claim could take anything: some pending delivery of an active webhook is due, an expired lease
+       * included (a claim moves `next_attempt_at` to the lease's end). One probe of the due index, where the claim
+       * itself costs its in-flight counts and window functions over every active webhook however little is due; a
+       * dispatcher finds nothing due most times it looks (docs/performance.md, Simulator). Nothing due: the claim
+       * would have leased nothing, so skipping it changes no outcome (D38, D43).
+       */
+      const anyDue = (now: string) =>
+        sql`SELECT 1 AS due FROM webhook_deliveries d
+            WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
+            LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+
       const loadClaimed = RowSchema.findAll({
         Request: Schema.Struct({ ids: Schema.Array(DeliveryId), claimant: Schema.String }),
         Result: ClaimedRow,
@@ -265,6 +278,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const claimRows = ({ claimant, leaseUntil, limit, now, perWebhook, perWorkspace }: ClaimRequest) =>
         Effect.gen(function*() {
           if (limit <= 0) return []
+          if (!(yield* anyDue(ts(now)))) return []
           const rows = yield* claim({
             now: ts(now),
             lease: ts(leaseUntil),

@@ -6,7 +6,8 @@
  * across three `setTimeout(0)`s (at least a millisecond each, idle), and forks a warning fiber on the live clock.
  * The simulator supervises no fibers, so those waits only let the engine run, at three milliseconds of idle per
  * wake-up: a fifth of a run's wall time, most of a clock jump's CPU (docs/performance.md). Here the engine runs
- * until it is quiet (`settle`, which the simulator relies on everywhere else) between two wake-ups of one move.
+ * until it is quiet (`settle`, which the simulator relies on everywhere else) after each wake-up of a move that
+ * resumed a fiber, before the next.
  *
  * The rest is `TestClock`'s: the clock starts at 0; a sleep of no time returns at once; a move wakes the sleepers
  * due by its target one at a time, earliest first and, at the same instant, the one that went to sleep last first,
@@ -21,6 +22,8 @@ interface Sleeper {
   /** Order of going to sleep: at the same instant the later sleeper wakes first, as with `TestClock`. */
   readonly order: number
   readonly wake: Deferred.Deferred<void>
+  /** Its fiber was interrupted: waking it runs nothing. */
+  abandoned: boolean
 }
 
 const earlier = (a: Sleeper, b: Sleeper) => a.at < b.at || (a.at === b.at && a.order > b.order)
@@ -33,25 +36,38 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
   let instant = 0
   let order = 0
   let sleepers: Array<Sleeper> = []
+  /**
+   * The list `sleeps` answers, kept until the sleepers change: `settle` compares it every round, and an unchanged
+   * list is then the same object (Advance.ts), however many abandoned sleepers it holds.
+   */
+  let listed: Chunk.Chunk<number> | undefined
 
   /** The sleeper due first, if it is due by `end`; taken off the list. */
   const takeDue = (end: number): Sleeper | undefined => {
     let first: Sleeper | undefined
     for (const s of sleepers) if (s.at <= end && (first === undefined || earlier(s, first))) first = s
-    if (first !== undefined) sleepers = sleepers.filter((s) => s !== first)
+    if (first !== undefined) {
+      sleepers = sleepers.filter((s) => s !== first)
+      listed = undefined
+    }
     return first
   }
 
   const run = (target: (now: number) => number): Effect.Effect<void> =>
     Effect.gen(function*() {
       const end = target(instant)
-      for (let woken = 0;; woken++) {
-        if (woken > 0) yield* quiet
+      // The engine is quiet until a wake-up resumes a fiber. An abandoned sleeper (a dispatcher's sleep that lost
+      // its race to a commit, say) resumes none, so no settle follows it: the engine is as quiet as before. They
+      // are most of a long jump's wake-ups, each a settle of several rounds (docs/performance.md, Simulator).
+      let resumed = false
+      for (;;) {
+        if (resumed) yield* quiet
         const next = takeDue(end)
         if (next === undefined) break
         instant = next.at
+        resumed = !next.abandoned
         yield* Deferred.succeed(next.wake, undefined)
-        yield* Effect.yieldNow()
+        if (resumed) yield* Effect.yieldNow()
       }
       instant = end
     })
@@ -69,19 +85,22 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
         const at = instant + Duration.toMillis(duration)
         if (!(at > instant)) return Effect.void
         return Effect.flatMap(Deferred.make<void>(), (wake) => {
-          sleepers.push({ at, order: order++, wake })
-          return Deferred.await(wake)
+          const sleeper: Sleeper = { at, order: order++, wake, abandoned: false }
+          sleepers.push(sleeper)
+          listed = undefined
+          return Effect.onInterrupt(Deferred.await(wake), () => Effect.sync(() => sleeper.abandoned = true))
         })
       }),
     adjust,
     adjustWith: (duration) => (effect) => Effect.zipLeft(effect, adjust(duration), { concurrent: true }),
     setTime: (time) => run(() => time),
-    sleeps: Effect.sync(() => Chunk.fromIterable(sleepers.map((s) => s.at))),
+    sleeps: Effect.sync(() => listed ??= Chunk.fromIterable(sleepers.map((s) => s.at))),
     save: Effect.sync(() => {
       const saved = { instant, sleepers: [...sleepers] }
       return Effect.sync(() => {
         instant = saved.instant
         sleepers = [...saved.sleepers]
+        listed = undefined
       })
     })
   }
