@@ -22,6 +22,7 @@ import webhookOperations from "../migrations/0023_webhook_operations.js"
 import fairDelivery from "../migrations/0024_fair_delivery.js"
 import replyLoop from "../migrations/0026_reply_loop.js"
 import deferredFanOut from "../migrations/0027_deferred_fan_out.js"
+import eventsAfter from "../migrations/0028_events_after.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -40,7 +41,8 @@ export const migrations = {
   "0023_webhook_operations": webhookOperations,
   "0024_fair_delivery": fairDelivery,
   "0026_reply_loop": replyLoop,
-  "0027_deferred_fan_out": deferredFanOut
+  "0027_deferred_fan_out": deferredFanOut,
+  "0028_events_after": eventsAfter
 }
 
 /** Runs every pending migration; returns what ran. */

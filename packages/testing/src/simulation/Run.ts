@@ -97,13 +97,6 @@ const pickOp = (sim: Sim, seed: number) =>
     return { op: OPS[OPS.length - 1]!, rng }
   })
 
-/**
- * How late an attempt may come on PostgreSQL (Deliveries.ts, `lateBy`): unbounded. `settle` there asks the server
- * whether it still works for the engine, but the dispatcher itself can schedule a retry late on PostgreSQL (its
- * wake-up computed while the attempt's record commits on another connection: docs/testing.md).
- */
-const NETWORK_LATENESS = Number.POSITIVE_INFINITY
-
 const program = (
   options: SimulationOptions,
   trace: Array<string>,
@@ -134,7 +127,9 @@ const program = (
       plantBug: options.plantBug,
       crashes,
       network,
-      deliveries: makeDeliveryOracle(world, { ...DELIVERY, lateBy: network ? NETWORK_LATENESS : 0 })
+      // Exact D38 times on both databases: on PostgreSQL `settle` asks the server whether it still works for the
+      // engine (EngineHost's `databaseBusy`), so the clock never moves while a query is on its way.
+      deliveries: makeDeliveryOracle(world, DELIVERY)
     }
     const every = Math.max(1, options.fullCheckEvery ?? 100)
     const checks = (step: number, final: boolean) =>

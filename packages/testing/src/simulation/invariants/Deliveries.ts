@@ -26,12 +26,10 @@ export interface DeliverySettings {
   readonly maxAttempts: number
   readonly deactivateAfter: number
   /**
-   * How late an attempt may be: 0 on SQLite, where the timetable is exact. On PostgreSQL a query is a network
-   * round trip that the test clock does not see, so `settle` may call the engine quiet while the dispatcher still
-   * waits on one, and the clock jumps before the dispatcher sleeps until the next due time, which then comes late
-   * by the jump (a test artefact: real time does not jump). There attempts are checked never to come early, and
-   * every delivery to end by its rules by the end of the run, but not their exact times, nor that a webhook is
-   * deactivated at the very instant its fifth failure or its 410 is recorded (docs/testing.md).
+   * How late an attempt may be, in ms of simulated time. The simulator passes 0 (the timetable exact) on SQLite and
+   * PostgreSQL alike. Above 0, attempts are checked never to come early and every delivery to end by its rules by
+   * the end of the run, but not their exact times, nor that a webhook is deactivated at the very instant its fifth
+   * failure or its 410 is recorded: for a harness whose clock may move while the engine still waits on a query.
    */
   readonly lateBy: number
 }
