@@ -1,11 +1,8 @@
 /** The `Transactor` port on `@effect/sql`: nested calls join the outer transaction (savepoints). */
 import { SqlClient, SqlError } from "@effect/sql"
-import { AfterCommit, afterCommit, Transactor } from "@support-engine/core"
+import { AfterCommit, Transactor } from "@support-engine/core"
 import { Effect, Layer, Option } from "effect"
 import { toPersistenceError } from "./SqlErrors.js"
-
-/** Moved to core (its services register wake-ups after the outermost commit); re-exported for storage's modules. */
-export { AfterCommit, afterCommit }
 
 export const SqlTransactorLive: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.effect(
   Transactor,

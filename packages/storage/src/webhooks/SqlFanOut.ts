@@ -14,10 +14,9 @@
  * runs one transaction at a time.
  */
 import { SqlClient } from "@effect/sql"
-import { type Event, IdGenerator, type WorkspaceId } from "@support-engine/core"
+import { afterCommit, type Event, IdGenerator, type WorkspaceId } from "@support-engine/core"
 import { Effect, Schema } from "effect"
 import { params, types } from "../shared/Columns.js"
-import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { persist } from "./WebhookRows.js"
 

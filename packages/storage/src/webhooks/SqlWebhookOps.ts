@@ -3,11 +3,10 @@
  * failed deliveries. Both run in the caller's transaction and wake this process's dispatchers after it commits.
  */
 import { SqlClient } from "@effect/sql"
-import { WebhookOps } from "@support-engine/core"
+import { afterCommit, WebhookOps } from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { params, ts, types } from "../shared/Columns.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
-import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 
 export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClient | DeliverySignal> = Layer

@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import type { IdGenerator } from "@support-engine/core"
 import {
+  afterCommit,
   ATTEMPT_LOG_LIMIT,
   DeliveryAttempt,
   DeliveryId,
@@ -20,7 +21,6 @@ import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
-import { afterCommit } from "../shared/SqlTransactor.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { erasePreviousSecrets } from "./SecretsAtRest.js"
 import { makeFanOut } from "./SqlFanOut.js"
