@@ -5,8 +5,8 @@
  */
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { entityTag, entityTagOfText, type WriteOptions } from "@support-engine/core"
-import { Effect, Option, type Schema } from "effect"
-import { CurrentRequestFacts } from "./RequestLog.js"
+import { Effect, type Schema } from "effect"
+import { updateFacts } from "./RequestLog.js"
 
 /** The request's `If-Match` as core's write options. */
 export const writeOptions: Effect.Effect<WriteOptions, never, HttpServerRequest.HttpServerRequest> = Effect.map(
@@ -26,8 +26,8 @@ export const answerTag = (response: HttpServerResponse.HttpServerResponse): stri
 
 /** Records the answer's tag source in the request's facts: the request's one pre-response step sets the header. */
 const recordTag = (etag: true | string): Effect.Effect<void> =>
-  Effect.map(Effect.serviceOption(CurrentRequestFacts), (facts) => {
-    if (Option.isSome(facts)) facts.value.etag = etag
+  updateFacts((facts) => {
+    facts.etag = etag
   })
 
 /** Once `self` succeeds, its answer carries an `ETag`: the hash of the answer's body (the resource itself). */

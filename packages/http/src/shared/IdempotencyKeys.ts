@@ -18,9 +18,9 @@ import {
   Tokens,
   ValidationError
 } from "@support-engine/core"
-import { Effect, Either, Option, Redacted } from "effect"
+import { Effect, Either, FiberRef, Option, Redacted } from "effect"
 import { answerTag } from "./ETags.js"
-import { CurrentRequestFacts, type RequestFacts } from "./RequestLog.js"
+import { currentRequestFacts, type RequestFacts } from "./RequestLog.js"
 
 const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
@@ -83,7 +83,7 @@ export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support
         const work = Effect.flatMap(
           app,
           (response) =>
-            Effect.map(Effect.serviceOption(CurrentRequestFacts), (facts) => ({
+            Effect.map(FiberRef.get(currentRequestFacts), (facts) => ({
               response,
               etag: Option.isSome(facts) ? facts.value.etag : null
             }))

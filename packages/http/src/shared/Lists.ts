@@ -4,7 +4,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
-import { Effect, Option, Schema, SchemaAST } from "effect"
+import { Context, Effect, Option, Schema, SchemaAST } from "effect"
 import { PublicUrl, underPublicUrl } from "./PublicUrl.js"
 import { parameters } from "./Requests.js"
 
@@ -99,7 +99,9 @@ const absoluteUrl = (request: HttpServerRequest.HttpServerRequest): URL => {
  * A keyset page (no page numbers) links only forward, by cursor; `first` restarts the same listing.
  */
 export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.map(Effect.all([HttpServerRequest.HttpServerRequest, PublicUrl]), ([request, publicUrl]) => {
+  Effect.map(Effect.context<HttpServerRequest.HttpServerRequest>(), (context) => {
+    const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+    const publicUrl = Context.get(context, PublicUrl)
     // D51: on the configured public address when there is one (the standalone server always has one), so the
     // Host header never reaches a link.
     const url = Option.match(publicUrl, {

@@ -5,7 +5,8 @@
  * a header value, a query or a body.
  */
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Context, Effect, FiberRef, HashMap, Option } from "effect"
+import { Effect, FiberRef, HashMap, Option } from "effect"
+import { globalValue } from "effect/GlobalValue"
 
 /**
  * What the request's answer needs from the steps that ran it, written by them and read once, when the answer is
@@ -22,31 +23,43 @@ export interface RequestFacts {
   etag: true | string | null
 }
 
-/** The facts of the current request, provided around the router by `RequestIds`. */
-export class CurrentRequestFacts extends Context.Tag("@support-engine/http/RequestFacts")<
-  CurrentRequestFacts,
-  RequestFacts
->() {}
+/**
+ * The facts of the request the current fiber serves; none outside the request middleware. A fiber ref that
+ * `RequestIds` sets once on the request's fiber, as the platform sets its pre-response handlers: every request
+ * runs on a fiber of its own that ends with the answer, so nothing needs restoring. Providing a service instead
+ * wrapped the whole request in an acquire/release (about a dozen runtime steps and a copy of the context's
+ * services, on every request: docs/performance.md).
+ */
+export const currentRequestFacts: FiberRef.FiberRef<Option.Option<RequestFacts>> = globalValue(
+  Symbol.for("@support-engine/http/RequestFacts"),
+  () => FiberRef.unsafeMake<Option.Option<RequestFacts>>(Option.none())
+)
+
+/** Writes into the current request's facts; a fiber that serves no request writes nothing. */
+export const updateFacts = (write: (facts: RequestFacts) => void): Effect.Effect<void> =>
+  Effect.map(FiberRef.get(currentRequestFacts), (facts) => {
+    if (Option.isSome(facts)) write(facts.value)
+  })
 
 /** Routes served without authentication, whose path is their template. */
 const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/health", "/openapi.json", "/docs"])
 
 /**
- * Records the matched route's template, from inside a route. A request outside the request middleware (no facts
- * provided) records nothing.
+ * Records the matched route's template, from inside a route. A request outside the request middleware (no facts)
+ * records nothing.
  */
-export const recordRoute: Effect.Effect<void> = Effect.flatMap(Effect.context<never>(), (context) => {
-  const facts = Context.getOption(context, CurrentRequestFacts)
-  const route = Context.getOption(context, HttpRouter.RouteContext)
-  if (Option.isSome(facts) && Option.isSome(route)) facts.value.route = route.value.route.path
-  return Effect.void
-})
+export const recordRoute: Effect.Effect<void> = Effect.flatMap(
+  Effect.serviceOption(HttpRouter.RouteContext),
+  (route) =>
+    updateFacts((facts) => {
+      if (Option.isSome(route)) facts.route = route.value.route.path
+    })
+)
 
 /** Records the workspace of the request's token. */
 export const recordWorkspace = (workspaceId: string): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(CurrentRequestFacts), (facts) => {
-    if (Option.isSome(facts)) facts.value.workspaceId = workspaceId
-    return Effect.void
+  updateFacts((facts) => {
+    facts.workspaceId = workspaceId
   })
 
 /** The route a log line names: the template recorded by the route, a public route's path, or null (no route). */
@@ -59,27 +72,25 @@ const routeOf = (request: HttpServerRequest.HttpServerRequest, facts: RequestFac
 
 /**
  * The line of one answered request, at info. Its fields are log annotations, as `Effect.annotateLogs` would add
- * them, but set in one mutation of the annotation map: six persistent inserts cost a third of the line
- * (docs/performance.md), and every request writes one.
+ * them, but set in one mutation of the request fiber's annotation map (which already holds `request_id`): six
+ * persistent inserts cost a third of the line, and `annotateLogs` wraps the line in an acquire/release
+ * (docs/performance.md). Nothing is restored: the line is the last thing the request's fiber logs.
  */
 export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
-  requestId: string,
   facts: RequestFacts,
   startedNanos: bigint,
   endedNanos: bigint
 ): Effect.Effect<void> =>
-  Effect.locallyWith(
-    Effect.logInfo("request"),
-    FiberRef.currentLogAnnotations,
-    (annotations) =>
+  Effect.zipRight(
+    FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
       HashMap.mutate(annotations, (fields) => {
         HashMap.set(fields, "method", request.method)
         HashMap.set(fields, "route", routeOf(request, facts))
         HashMap.set(fields, "status", response.status)
         HashMap.set(fields, "duration_ms", Number((endedNanos - startedNanos) / 1000n) / 1000)
-        HashMap.set(fields, "request_id", requestId)
         HashMap.set(fields, "workspace_id", facts.workspaceId)
-      })
+      })),
+    Effect.logInfo("request")
   )

@@ -17,14 +17,14 @@ import {
   type Tokens,
   ValidationError
 } from "@support-engine/core"
-import { Cause, Effect, Layer, Option, Predicate } from "effect"
+import { Cause, Effect, FiberRef, Layer, Option, Predicate } from "effect"
 import { Api } from "../Api.js"
 import { fieldErrorsFromIssues, HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
 import { IdempotencyKeys } from "./IdempotencyKeys.js"
 import { JsonBody } from "./JsonBody.js"
 import { type RateLimited, RateLimits } from "./RateLimits.js"
 import { RequestIds } from "./RequestIds.js"
-import { CurrentRequestFacts } from "./RequestLog.js"
+import { currentRequestFacts } from "./RequestLog.js"
 import { RouteFallback } from "./RouteFallback.js"
 
 /** The `HttpFailure` a D7 defect carries, directly or as the cause of the platform's request error. */
@@ -43,7 +43,7 @@ const isServerFailure = (error: unknown): boolean =>
  * typed failure, the reason its body hides from the client (a `PersistenceError`'s database message).
  */
 const logServerFailure = (message: string, cause: Cause.Cause<unknown>, method: string, failure?: unknown) =>
-  Effect.flatMap(Effect.serviceOption(CurrentRequestFacts), (facts) =>
+  Effect.flatMap(FiberRef.get(currentRequestFacts), (facts) =>
     Effect.logError(message, cause).pipe(
       Effect.annotateLogs({
         method,
