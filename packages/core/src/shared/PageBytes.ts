@@ -45,10 +45,13 @@ const jsonBytesBy = (value: unknown, stringBytes: (s: string) => number): number
       for (const item of next) pending.push(item)
     } else if (Predicate.isObject(next) && !DateTime.isDateTime(next) && typeof next !== "function") {
       bytes += 2
-      for (const [key, item] of Object.entries(next)) {
+      // Own enumerable keys, as `Object.entries` gives them, without its array of pairs per object: the walk runs
+      // over every item of every list page.
+      for (const key in next) {
+        if (!Object.hasOwn(next, key)) continue
         // The key as JSON writes it (escapes and UTF-8 included), its colon and the comma after the member.
         bytes += stringBytes(key) + 2
-        pending.push(item)
+        pending.push(Reflect.get(next, key))
       }
     } else bytes += SCALAR_BYTES
   }

@@ -117,16 +117,20 @@ export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServ
       }
       return target.toString()
     }
-    const next = meta.next_cursor === null ? null : link({ page: null, cursor: meta.next_cursor })
     const links = meta.current_page === null || meta.last_page === null
-      ? { first: link({ page: null, cursor: null }), last: null, prev: null, next }
+      ? {
+        first: link({ page: null, cursor: null }),
+        last: null,
+        prev: null,
+        next: meta.next_cursor === null ? null : link({ page: null, cursor: meta.next_cursor })
+      }
       : {
         first: link({ page: "1" }),
         last: link({ page: String(meta.last_page) }),
         prev: meta.current_page > 1 ? link({ page: String(meta.current_page - 1) }) : null,
         // A page cut by the byte budget continues by cursor: the next page number would skip what did not fit.
-        next: meta.truncated === true && next !== null
-          ? next
+        next: meta.truncated === true && meta.next_cursor !== null
+          ? link({ page: null, cursor: meta.next_cursor })
           : meta.current_page < meta.last_page
           ? link({ page: String(meta.current_page + 1) })
           : null
