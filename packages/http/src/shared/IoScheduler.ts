@@ -29,6 +29,10 @@ export const ioScheduler: Scheduler.Scheduler = Scheduler.makeBatched((runBatch)
 export const ioSchedulerMiddleware: Effect.Effect<<E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R>> = Effect
   .map(FiberRef.get(IoSchedulerSeam), (enabled) => enabled ? onIoScheduler : identity)
 
-/** Middleware: the request's fiber continues on `ioScheduler`. */
+/**
+ * Middleware: the request's fiber continues on `ioScheduler`. Set on the fiber rather than scoped with
+ * `Effect.withScheduler`: the fiber serves this one request and ends with it, and a scope would wrap every request
+ * in an acquire/release (docs/decisions.md, "Request-scoped state").
+ */
 export const onIoScheduler = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.withScheduler(app, ioScheduler)
+  Effect.zipRight(FiberRef.set(FiberRef.currentScheduler, ioScheduler), app)
