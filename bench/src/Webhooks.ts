@@ -24,7 +24,7 @@ import Database from "better-sqlite3"
 import { Effect, Layer } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { copyFileSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, rmSync } from "node:fs"
 import { loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -230,6 +230,9 @@ export const webhookPhase = async (
     ): Promise<DrainSummary> => {
       const file = join(dir, `webhooks-${mode}-${count}.db`)
       copyFileSync(template, file)
+      // The webhook's secret is encrypted with the key file beside the database (docs/configuration.md): a copy of
+      // the database needs its key too.
+      if (existsSync(`${template}.key`)) copyFileSync(`${template}.key`, `${file}.key`)
       const receivedBefore = await receiver.count()
       const report = await runDrain(
         {
@@ -245,6 +248,7 @@ export const webhookPhase = async (
       )
       const summary = summarize(report, (await receiver.count()) - receivedBefore)
       rmSync(file, { force: true })
+      rmSync(`${file}.key`, { force: true })
       progress(
         `  webhooks ${mode.padEnd(10)} ${summary.delivered.toLocaleString("en")} delivered in ` +
           `${(summary.elapsedMs / 1000).toFixed(1)} s: ${summary.perSecond.toFixed(0)}/s; heap ` +
@@ -285,8 +289,10 @@ export const webhookPhase = async (
       await seedDeliveries(large, receiver.url, settings.memoryDeliveries)
       memory = await drain("engine", large, settings.memoryDeliveries, true)
       rmSync(large, { force: true })
+      rmSync(`${large}.key`, { force: true })
     }
     rmSync(template, { force: true })
+    rmSync(`${template}.key`, { force: true })
     return { settings, load: { before: loadBefore, after: loadavg()[0]! }, throughput, rounds, memory }
   } finally {
     receiver.stop()
