@@ -15,6 +15,7 @@ import { load } from "./Load.js"
 import type { Seeded } from "./Seed.js"
 import { startBundle, stopServer } from "./Servers.js"
 import { median } from "./Settings.js"
+import { stepsPhase, stepsReport, type StepsResult } from "./Steps.js"
 
 export interface Build {
   readonly name: string
@@ -27,6 +28,8 @@ export interface BuildsSettings {
   readonly warmupMs: number
   readonly measureMs: number
   readonly connections: number
+  /** Sequential requests per operation whose runtime steps are counted (after as many to warm up). */
+  readonly stepRequests: number
 }
 
 interface Sample {
@@ -35,7 +38,11 @@ interface Sample {
   readonly cpuMicros: number
 }
 
-export type BuildsResult = Record<Operation, Record<string, ReadonlyArray<Sample>>>
+export interface BuildsResult {
+  readonly load: Record<Operation, Record<string, ReadonlyArray<Sample>>>
+  /** Runtime steps per request of each build (Steps.ts). */
+  readonly steps: StepsResult
+}
 
 /** The `name=dir` arguments after `--builds`, up to the next option. */
 export const buildsOf = (argv: ReadonlyArray<string>): ReadonlyArray<Build> => {
@@ -81,6 +88,10 @@ export const buildsPhase = async (
   progress: (message: string) => void
 ): Promise<BuildsResult> => {
   const servers = []
+  const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<
+    Operation,
+    Record<string, Array<Sample>>
+  >
   try {
     for (const build of builds) {
       progress(`builds: ${build.name} (${build.dir}): bundle its engine server, seed its database`)
@@ -93,10 +104,6 @@ export const buildsPhase = async (
       const running = await startBundle("engine", command, build.dir, seeded.file, progress)
       servers.push({ build, seeded, running })
     }
-    const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<
-      Operation,
-      Record<string, Array<Sample>>
-    >
     for (let round = 0; round < settings.rounds; round++) {
       for (const op of OPERATIONS) {
         for (let i = 0; i < servers.length; i++) {
@@ -122,10 +129,12 @@ export const buildsPhase = async (
         }
       }
     }
-    return result
   } finally {
     for (const { running } of servers) await stopServer(running)
   }
+  // After the timed rounds, with their servers stopped: counting slows a server down.
+  const steps = await stepsPhase(servers, settings.stepRequests, progress)
+  return { load: result, steps }
 }
 
 /**
@@ -137,11 +146,11 @@ export const buildsReport = (result: BuildsResult): string => {
     "Builds side by side (medians of the rounds; ratio = median of each round's rate over the first build's; CPU ratio likewise)"
   ]
   for (const op of OPERATIONS) {
-    const names = Object.keys(result[op])
-    const first = result[op][names[0]!]!
+    const names = Object.keys(result.load[op])
+    const first = result.load[op][names[0]!]!
     lines.push(`${op}:`)
     for (const name of names) {
-      const samples = result[op][name]!
+      const samples = result.load[op][name]!
       const rps = median(samples.map((s) => s.rps))
       const cpu = median(samples.map((s) => s.cpuMicros))
       const ratio = median(samples.map((s, round) => s.rps / first[round]!.rps))
@@ -153,5 +162,5 @@ export const buildsReport = (result: BuildsResult): string => {
       )
     }
   }
-  return lines.join("\n")
+  return `${lines.join("\n")}\n\n${stepsReport(result.steps)}`
 }
