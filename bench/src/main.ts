@@ -71,7 +71,7 @@ const main = async () => {
   )
   try {
     if (process.argv.includes("--simulate")) {
-      process.stdout.write(`\n${simulateReport(await simulateBench(quick ? 2_000 : 10_000, progress))}\n`)
+      process.stdout.write(`\n${simulateReport(simulateBench(quick ? 2_000 : 10_000, progress))}\n`)
       return
     }
     if (fairnessOnly) {

@@ -59,6 +59,21 @@ const onClient = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Eff
   )
     .pipe(Effect.orDie)
 
+/**
+ * A directory of the run's own for its SQLite file: in memory-backed storage (`/dev/shm`) where the system has it,
+ * else the temporary directory. A crash here is a process killed, never the machine losing power, so the file has
+ * only to outlive the engine, never to reach a disk: there SQLite's syncs of the write-ahead log at each checkpoint
+ * cost nothing, where on a disk they were a tenth of a run (COMMIT 0.45 ms against 0.17 ms; docs/performance.md,
+ * Simulator). What the engines read and write is the same.
+ */
+const scratchDir = () => {
+  try {
+    return mkdtempSync(join("/dev/shm", "support-sim-"))
+  } catch {
+    return mkdtempSync(join(tmpdir(), "support-sim-"))
+  }
+}
+
 /** Where the run's data lives, made for it and removed with its scope. */
 const target = (databaseUrl: string | undefined, durable: boolean): Effect.Effect<Target, never, Scope.Scope> => {
   if (databaseUrl?.startsWith("postgres://") || databaseUrl?.startsWith("postgresql://")) {
@@ -83,7 +98,7 @@ const target = (databaseUrl: string | undefined, durable: boolean): Effect.Effec
   if (!durable) return Effect.succeed({ _tag: "Memory" })
   return Effect.acquireRelease(
     Effect.sync(() => {
-      const dir = mkdtempSync(join(tmpdir(), "support-sim-"))
+      const dir = scratchDir()
       return { _tag: "File" as const, file: join(dir, "sim.db"), dir }
     }),
     (t) => Effect.sync(() => t.dir && rmSync(t.dir, { recursive: true, force: true }))

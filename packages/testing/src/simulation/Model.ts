@@ -138,6 +138,11 @@ export interface World {
   readonly spaces: Array<Space>
   readonly hooksByUrl: Map<string, HookModel>
   readonly conversations: Map<string, ConversationModel>
+  /**
+   * The conversations asked something since they were last found with nothing pending: the ones `checkAsks` looks
+   * at after each step, instead of every conversation of the run.
+   */
+  readonly asking: Set<ConversationModel>
   readonly downtimes: Array<Downtime>
   /** Requests of the receiver read so far. */
   requestsSeen: number
@@ -161,6 +166,7 @@ export const emptyWorld = (): World => ({
   spaces: [],
   hooksByUrl: new Map(),
   conversations: new Map(),
+  asking: new Set(),
   downtimes: [],
   requestsSeen: 0,
   eventRowid: 0,

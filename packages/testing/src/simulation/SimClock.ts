@@ -19,14 +19,10 @@ import { Chunk, Clock, Deferred, Duration, Effect } from "effect"
 
 interface Sleeper {
   readonly at: number
-  /** Order of going to sleep: at the same instant the later sleeper wakes first, as with `TestClock`. */
-  readonly order: number
   readonly wake: Deferred.Deferred<void>
   /** Its fiber was interrupted: waking it runs nothing. */
   abandoned: boolean
 }
-
-const earlier = (a: Sleeper, b: Sleeper) => a.at < b.at || (a.at === b.at && a.order > b.order)
 
 /**
  * A test clock that runs `quiet` between two wake-ups of one move (not before the first: the caller has settled the
@@ -34,22 +30,42 @@ const earlier = (a: Sleeper, b: Sleeper) => a.at < b.at || (a.at === b.at && a.o
  */
 export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock => {
   let instant = 0
-  let order = 0
+  /**
+   * In the order they wake: earliest first, at one instant the last to go to sleep first. Abandoned sleeps stay
+   * until their time (a day for the engine's fallback polls), so this holds hundreds to thousands of sleepers: kept
+   * in order as they come (a binary search and a splice) rather than searched at each wake-up and copied at each
+   * change, which was 4% of a run's CPU (docs/performance.md, Simulator).
+   */
   let sleepers: Array<Sleeper> = []
+  /** Their times, in the same order: what `sleeps` lists. */
+  let times: Array<number> = []
   /**
    * The list `sleeps` answers, kept until the sleepers change: `settle` compares it every round, and an unchanged
-   * list is then the same object (Advance.ts), however many abandoned sleepers it holds.
+   * list is then the same object (Advance.ts), however many abandoned sleepers it holds. Between two moves the
+   * sleepers only grow, so two lists are equal exactly when the sleepers are the same, in this order as in the
+   * order they went to sleep (`TestClock`'s); the earliest is the smallest in either.
    */
   let listed: Chunk.Chunk<number> | undefined
 
+  /** Where a sleeper until `at` goes: after every one due before `at`, before the ones that went to sleep earlier. */
+  const slot = (at: number) => {
+    let lo = 0
+    let hi = sleepers.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (sleepers[mid]!.at < at) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+
   /** The sleeper due first, if it is due by `end`; taken off the list. */
   const takeDue = (end: number): Sleeper | undefined => {
-    let first: Sleeper | undefined
-    for (const s of sleepers) if (s.at <= end && (first === undefined || earlier(s, first))) first = s
-    if (first !== undefined) {
-      sleepers = sleepers.filter((s) => s !== first)
-      listed = undefined
-    }
+    const first = sleepers[0]
+    if (first === undefined || first.at > end) return undefined
+    sleepers.shift()
+    times.shift()
+    listed = undefined
     return first
   }
 
@@ -85,8 +101,10 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
         const at = instant + Duration.toMillis(duration)
         if (!(at > instant)) return Effect.void
         return Effect.flatMap(Deferred.make<void>(), (wake) => {
-          const sleeper: Sleeper = { at, order: order++, wake, abandoned: false }
-          sleepers.push(sleeper)
+          const sleeper: Sleeper = { at, wake, abandoned: false }
+          const i = slot(at)
+          sleepers.splice(i, 0, sleeper)
+          times.splice(i, 0, at)
           listed = undefined
           return Effect.onInterrupt(Deferred.await(wake), () => Effect.sync(() => sleeper.abandoned = true))
         })
@@ -94,12 +112,13 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
     adjust,
     adjustWith: (duration) => (effect) => Effect.zipLeft(effect, adjust(duration), { concurrent: true }),
     setTime: (time) => run(() => time),
-    sleeps: Effect.sync(() => listed ??= Chunk.fromIterable(sleepers.map((s) => s.at))),
+    sleeps: Effect.sync(() => listed ??= Chunk.unsafeFromArray(times.slice())),
     save: Effect.sync(() => {
       const saved = { instant, sleepers: [...sleepers] }
       return Effect.sync(() => {
         instant = saved.instant
         sleepers = [...saved.sleepers]
+        times = sleepers.map((s) => s.at)
         listed = undefined
       })
     })

@@ -131,7 +131,12 @@ export const checkFolders = (sim: Sim, space: Space) =>
 /** The lists the step touched, or every list of every workspace and every webhook's state. */
 export const checkLists = (sim: Sim, full: boolean) =>
   Effect.gen(function*() {
+    // After a step, only the workspaces it touched are looked at (in the same order), not every workspace's every
+    // kind by name.
+    const touched = new Set<number>()
+    for (const key of sim.world.touched) touched.add(Number(key.slice(0, key.indexOf(":"))))
     for (const space of sim.world.spaces) {
+      if (!full && !touched.has(space.index)) continue
       for (const kind of KINDS) {
         if (full || sim.world.touched.has(`${space.index}:${kind}`)) yield* checkList(sim, space, kind, full)
       }

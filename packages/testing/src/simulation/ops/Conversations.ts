@@ -187,6 +187,7 @@ export const asked = (sim: Sim, c: ConversationModel, agent: AgentModel, bound: 
     }
   }
   c.asks.push({ at: now, agent, limitAtAsk: agent.limit, phrasesAtAsk: agent.phrases, deadline: by, maybe: false })
+  world.asking.add(c)
 }
 
 const lastDeadline = (c: ConversationModel) => c.asks[c.asks.length - 1]?.deadline ?? "none"
@@ -311,9 +312,11 @@ export const customerMessage: Op = {
   run: (sim, rng) =>
     Effect.gen(function*() {
       // Mostly to conversations an agent answers, where there is the most to check.
-      const answered = sim.world.spaces.flatMap((space) =>
-        space.conversations.filter((c) => answering(space, c) !== undefined).map((c) => ({ space, c }))
-      )
+      // A loop, not chains of arrays: every conversation of the run, at each of a sixth of the steps.
+      const answered: Array<{ readonly space: Space; readonly c: ConversationModel }> = []
+      for (const space of sim.world.spaces) {
+        for (const c of space.conversations) if (answering(space, c) !== undefined) answered.push({ space, c })
+      }
       if (answered.length > 0 && (yield* rng.chance(0.7))) {
         const { c, space } = yield* rng.pick(answered)
         return yield* message(sim, space, rng, c)
