@@ -54,6 +54,9 @@ const flags = [
   options.crashes === false ? " --no-crashes" : ""
 ].join("")
 
+// Interrupted (Ctrl-C, a kill): exit the ordinary way, so the run's scratch database is removed (EngineHost.ts).
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130))
+
 const result = await simulate(options)
 if (result._tag === "Ok") {
   if (flag("print-trace")) process.stdout.write(result.trace)

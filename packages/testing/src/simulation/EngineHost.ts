@@ -96,13 +96,20 @@ const target = (databaseUrl: string | undefined, durable: boolean): Effect.Effec
     return Effect.succeed({ _tag: "File", file: databaseUrl.replace(/^file:/, ""), dir: undefined })
   }
   if (!durable) return Effect.succeed({ _tag: "Memory" })
+  // Removed with the scope, or when the process exits before (memory-backed storage is memory until removed).
   return Effect.acquireRelease(
     Effect.sync(() => {
       const dir = scratchDir()
-      return { _tag: "File" as const, file: join(dir, "sim.db"), dir }
+      const remove = () => rmSync(dir, { recursive: true, force: true })
+      process.once("exit", remove)
+      return { target: { _tag: "File" as const, file: join(dir, "sim.db"), dir }, remove }
     }),
-    (t) => Effect.sync(() => t.dir && rmSync(t.dir, { recursive: true, force: true }))
-  )
+    ({ remove }) =>
+      Effect.sync(() => {
+        process.off("exit", remove)
+        remove()
+      })
+  ).pipe(Effect.map(({ target }) => target))
 }
 
 export const makeEngineHost = (options: {
