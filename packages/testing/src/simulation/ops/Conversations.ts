@@ -14,11 +14,38 @@ import type { Rng } from "../Rng.js"
 import { emailAgentOf, refusedReassign } from "./EmailConversations.js"
 import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
+const answers = (agent: AgentModel | undefined): AgentModel | undefined =>
+  agent !== undefined && agent.active && agent.autoReply && !agent.copilot && !agent.deleted ? agent : undefined
+
 /** The agent that answers customers in this conversation by itself, if any (D53). */
 export const answering = (space: Space, c: ConversationModel): AgentModel | undefined => {
   if (c.deleted || c.status !== "open" || c.spam || c.assignee?.type !== "agent") return undefined
-  const agent = space.agents.find((a) => a.id === c.assignee!.id)
-  return agent !== undefined && agent.active && agent.autoReply && !agent.copilot && !agent.deleted ? agent : undefined
+  const id = c.assignee.id
+  return answers(space.agents.find((a) => a.id === id))
+}
+
+/**
+ * The conversations of `spaces` an agent answers by itself, in order: `answering` of each, with each workspace's
+ * agents looked up by id (the message ops ask this of every conversation of the run, and `answering` searches every
+ * agent the workspace ever had, deleted ones too).
+ */
+export const answeredIn = (
+  spaces: ReadonlyArray<Space>
+): Array<{ readonly space: Space; readonly c: ConversationModel }> => {
+  const answered: Array<{ readonly space: Space; readonly c: ConversationModel }> = []
+  for (const space of spaces) {
+    let agents: Map<string, AgentModel> | undefined
+    for (const c of space.conversations) {
+      if (c.deleted || c.status !== "open" || c.spam || c.assignee?.type !== "agent") continue
+      if (agents === undefined) {
+        agents = new Map()
+        // The first of an id, as `find` gives it.
+        for (const a of space.agents) if (!agents.has(a.id)) agents.set(a.id, a)
+      }
+      if (answers(agents.get(c.assignee.id)) !== undefined) answered.push({ space, c })
+    }
+  }
+  return answered
 }
 
 const disturb = (c: ConversationModel) => {
@@ -312,11 +339,7 @@ export const customerMessage: Op = {
   run: (sim, rng) =>
     Effect.gen(function*() {
       // Mostly to conversations an agent answers, where there is the most to check.
-      // A loop, not chains of arrays: every conversation of the run, at each of a sixth of the steps.
-      const answered: Array<{ readonly space: Space; readonly c: ConversationModel }> = []
-      for (const space of sim.world.spaces) {
-        for (const c of space.conversations) if (answering(space, c) !== undefined) answered.push({ space, c })
-      }
+      const answered = answeredIn(sim.world.spaces)
       if (answered.length > 0 && (yield* rng.chance(0.7))) {
         const { c, space } = yield* rng.pick(answered)
         return yield* message(sim, space, rng, c)

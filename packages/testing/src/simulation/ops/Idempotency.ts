@@ -26,7 +26,7 @@ import { broken } from "../Failure.js"
 import { type AgentModel, type KeyModel, type Space, touch } from "../Model.js"
 import { QUESTIONS } from "../Questions.js"
 import type { Rng } from "../Rng.js"
-import { answering, asked } from "./Conversations.js"
+import { answeredIn, answering, asked } from "./Conversations.js"
 import { type AnyCall, asPrincipal, type Op, recorded, refused, type Sim, valid } from "./Op.js"
 
 const KEPT = 23 * 3600 * 1000
@@ -126,9 +126,7 @@ const replay = (sim: Sim, space: Space, k: KeyModel) =>
  */
 const keyedMessage = (sim: Sim, home: Space, rng: Rng) =>
   Effect.gen(function*() {
-    const answered = sim.world.spaces.flatMap((space) =>
-      space.conversations.filter((c) => answering(space, c) !== undefined).map((c) => ({ space, c }))
-    )
+    const answered = answeredIn(sim.world.spaces)
     const { c, space } = answered.length > 0 && (yield* rng.chance(0.7))
       ? yield* rng.pick(answered)
       : home.conversations.length > 0
