@@ -63,7 +63,7 @@ const onClient = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Eff
  * A directory of the run's own for its SQLite file: in memory-backed storage (`/dev/shm`) where the system has it,
  * else the temporary directory. A crash here is a process killed, never the machine losing power, so the file has
  * only to outlive the engine, never to reach a disk: there SQLite's syncs of the write-ahead log at each checkpoint
- * cost nothing, where on a disk they were a tenth of a run (COMMIT 0.45 ms against 0.17 ms; docs/performance.md,
+ * cost nothing, where on a disk they made a commit 0.45 ms instead of 0.15 and waited on the disk (docs/performance.md,
  * Simulator). What the engines read and write is the same.
  */
 const scratchDir = () => {

@@ -32,9 +32,9 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
   let instant = 0
   /**
    * In the order they wake: earliest first, at one instant the last to go to sleep first. Abandoned sleeps stay
-   * until their time (a day for the engine's fallback polls), so this holds hundreds to thousands of sleepers: kept
+   * until their time (a day for the engine's fallback polls), so this holds hundreds of sleepers: kept
    * in order as they come (a binary search and a splice) rather than searched at each wake-up and copied at each
-   * change, which was 4% of a run's CPU (docs/performance.md, Simulator).
+   * change, which was 3% of a run's CPU (docs/performance.md, Simulator).
    */
   let sleepers: Array<Sleeper> = []
   /** Their times, in the same order: what `sleeps` lists. */

@@ -26,7 +26,8 @@ export const answering = (space: Space, c: ConversationModel): AgentModel | unde
 
 /**
  * The conversations of `spaces` an agent answers by itself, in order: `answering` of each, with each workspace's
- * agents looked up by id (the message op asks this of every conversation of the run, against a hundred agents each).
+ * agents looked up by id (the message ops ask this of every conversation of the run, and `answering` searches every
+ * agent the workspace ever had, deleted ones too).
  */
 export const answeredIn = (
   spaces: ReadonlyArray<Space>
