@@ -16,6 +16,7 @@
  */
 import type { TestClock } from "effect"
 import { Chunk, Clock, Deferred, Duration, Effect } from "effect"
+import { lowerBound } from "./Search.js"
 
 interface Sleeper {
   readonly at: number
@@ -48,16 +49,7 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
   let listed: Chunk.Chunk<number> | undefined
 
   /** Where a sleeper until `at` goes: after every one due before `at`, before the ones that went to sleep earlier. */
-  const slot = (at: number) => {
-    let lo = 0
-    let hi = sleepers.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (sleepers[mid]!.at < at) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
+  const slot = (at: number) => lowerBound(sleepers, (sleeper) => sleeper.at < at)
 
   /** The sleeper due first, if it is due by `end`; taken off the list. */
   const takeDue = (end: number): Sleeper | undefined => {

@@ -17,6 +17,7 @@ import { Effect } from "effect"
 import type { ReceivedRequest } from "../../RecordingReceiver.js"
 import { broken, ensure } from "../Failure.js"
 import type { HookModel, Space, World } from "../Model.js"
+import { lowerBound } from "../Search.js"
 
 export interface DeliverySettings {
   readonly retryBase: number
@@ -122,14 +123,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
     // only the last one that began before `due` can hold it. A search, as this runs for every pending delivery
     // after every step.
     const downs = world.downtimes
-    let lo = 0
-    let hi = downs.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (downs[mid]!.from < due) lo = mid + 1
-      else hi = mid
-    }
-    const down = downs[lo - 1]
+    const down = downs[lowerBound(downs, (d) => d.from < due) - 1]
     return down !== undefined && due < down.to ? down.to : due
   }
 
