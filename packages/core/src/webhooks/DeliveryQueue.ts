@@ -22,6 +22,12 @@ export interface ClaimedDelivery {
   readonly attempts: number
   /** Attempts made before this one in the current round (since creation or the last redelivery, D38). */
   readonly roundAttempts: number
+  /**
+   * Redeliveries and recoveries of the delivery before this claim (D38, D52): an attempt is recorded only while the
+   * delivery is still in the round it was claimed in, so an attempt that was in flight when the delivery was queued
+   * again neither completes the new round nor counts towards deactivation.
+   */
+  readonly requeues: number
   /** The dispatcher holding the lease. */
   readonly claimant: string
 }
@@ -95,7 +101,8 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
   readonly claimDue: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, PersistenceError>
   /**
    * Records the attempt and applies its outcome, unless the claim was lost meanwhile (the lease expired and
-   * another dispatcher took it, or the delivery was redelivered): then nothing is written and the result is false.
+   * another dispatcher took it, or the delivery was redelivered or recovered, even if this dispatcher has claimed it
+   * again since): then nothing is written and the result is false.
    */
   readonly complete: (
     claimed: ClaimedDelivery,

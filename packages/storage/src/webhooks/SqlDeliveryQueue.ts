@@ -141,7 +141,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
         Request: Schema.Struct({ ids: Schema.Array(DeliveryId), claimant: Schema.String }),
         Result: ClaimedRow,
         execute: (r) =>
-          sql`SELECT d.id, d.workspace_id, d.webhook_id, d.attempts, d.round_attempts, w.url, w.secret,
+          sql`SELECT d.id, d.workspace_id, d.webhook_id, d.attempts, d.round_attempts, d.requeues, w.url, w.secret,
               w.previous_secret, w.previous_secret_expires_at, ws.organization_id, e.id AS event_id, e.event,
               e.occurred_at, e.actor_type, e.actor_id, e.data
               FROM webhook_deliveries d
@@ -201,9 +201,14 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           })))
         }`
 
-      /** Whether the claim under which the attempt was made still holds (not expired and taken, not redelivered). */
+      /**
+       * Whether the claim under which the attempt was made still holds: not expired and taken, and the delivery still
+       * in the round of the claim (migration 0029: a redelivered delivery may be claimed again by the same dispatcher
+       * before the old attempt ends, with the same attempt count).
+       */
       const claimHolds = ({ claimed }: Completion) =>
-        sql`(id = ${claimed.id} AND claimed_by = ${claimed.claimant} AND attempts = ${claimed.attempts})`
+        sql`(id = ${claimed.id} AND claimed_by = ${claimed.claimant} AND attempts = ${claimed.attempts}
+          AND requeues = ${claimed.requeues})`
 
       /**
        * A run of successes in three statements whatever its length: the rows whose claim holds become delivered,

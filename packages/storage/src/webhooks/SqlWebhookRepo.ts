@@ -181,6 +181,17 @@ export const SqlWebhookRepoLive: Layer.Layer<
               WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(Effect.asVoid, mapSqlError),
       enable: (workspaceId, id, at) =>
         Effect.gen(function*() {
+          // A deactivation cancels the webhook's pending deliveries (D38). On PostgreSQL a dispatcher fanning out
+          // events the deactivation's drain skipped (their markers were locked) may commit deliveries for the
+          // webhook after it: pending, due, of an inactive webhook, which nothing else makes (a redelivery or ping
+          // while inactive is paused, NULL). They are cancelled here, as of the deactivation, before the webhook is
+          // active again, so enabling never sends what the deactivation cancelled; a recovery brings them back.
+          yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, claimed_by = NULL,
+              leased_until = NULL, updated_at = COALESCE((SELECT w.deactivated_at FROM webhooks w
+                WHERE w.id = webhook_deliveries.webhook_id), CAST(${ts(at)} AS ${timestamp}))
+              WHERE workspace_id = ${workspaceId} AND webhook_id = ${id} AND status = 'pending'
+              AND next_attempt_at IS NOT NULL AND EXISTS (SELECT 1 FROM webhooks w
+                WHERE w.id = webhook_deliveries.webhook_id AND w.is_active = ${p.bool(false)})`
           yield* sql`UPDATE webhooks SET is_active = ${p.bool(true)}, consecutive_failures = 0,
               deactivated_at = NULL, deactivation_reason = NULL, updated_at = ${ts(at)}
               WHERE workspace_id = ${workspaceId} AND id = ${id}`
@@ -217,7 +228,8 @@ export const SqlWebhookRepoLive: Layer.Layer<
       erasePreviousSecrets: (at) => erasePreviousSecrets(at).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
       redeliver: (workspaceId, webhookId, id, at) =>
         Effect.gen(function*() {
-          yield* sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0,
+          // A new round (migration 0029): an attempt still in flight belongs to the one before.
+          yield* sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, requeues = requeues + 1,
               next_attempt_at = CASE WHEN EXISTS (SELECT 1 FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id
                 AND w.is_active = ${p.bool(true)}) THEN CAST(${ts(at)} AS ${timestamp}) ELSE NULL END,
               claimed_by = NULL, leased_until = NULL, updated_at = ${ts(at)}

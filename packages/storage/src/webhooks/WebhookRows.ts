@@ -89,6 +89,7 @@ export const ClaimedRow = Schema.Struct({
   webhook_id: WebhookId,
   attempts: DbInt,
   round_attempts: DbInt,
+  requeues: DbInt,
   url: Schema.String,
   secret: Schema.Redacted(Schema.String),
   previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
@@ -150,5 +151,6 @@ const claimedOf = (
   }, true),
   attempts: row.attempts,
   roundAttempts: row.round_attempts,
+  requeues: row.requeues,
   claimant
 })

@@ -13,6 +13,7 @@ import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
+import { requeueSuite } from "./RequeueSuite.js"
 import { searchSuite } from "./SearchSuite.js"
 import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
@@ -31,6 +32,7 @@ export const conformance = (adapter: Adapter): void => {
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
   webhookOpsSuite(adapter)
+  requeueSuite(adapter)
   fairDeliverySuite(adapter)
   deferredFanOutSuite(adapter)
   cursorsSuite(adapter)

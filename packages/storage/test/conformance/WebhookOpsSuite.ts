@@ -26,7 +26,7 @@ import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, type Tes
 const tagOf = entityTag(Webhook)
 
 /** Every name resolves to a public address; `lookups` counts the resolutions the URL policy made. */
-const servicesWith = (lookups: Ref.Ref<number>) =>
+export const servicesWith = (lookups: Ref.Ref<number>) =>
   Webhooks.DefaultWithoutDependencies.pipe(
     Layer.provide(WebhookConfig.layer()),
     Layer.provide(Layer.succeed(HostResolver, {
@@ -35,7 +35,7 @@ const servicesWith = (lookups: Ref.Ref<number>) =>
   )
 
 /** Leases everything due far into the future: the queue spans the workspaces of earlier tests. */
-const drain = Effect.flatMap(DeliveryQueue, (queue) =>
+export const drain = Effect.flatMap(DeliveryQueue, (queue) =>
   Effect.zipRight(
     fanOutPending,
     queue.claimDue({
@@ -47,7 +47,7 @@ const drain = Effect.flatMap(DeliveryQueue, (queue) =>
   ))
 
 /** Claims as the dispatcher does: the pending fan-outs first. */
-const claimNow = Effect.flatMap(
+export const claimNow = Effect.flatMap(
   DeliveryQueue,
   (queue) =>
     Effect.flatMap(
@@ -60,7 +60,7 @@ const claimNow = Effect.flatMap(
     )
 )
 
-const attemptAt = (attemptedAt: DateTime.Utc, status: number) => ({
+export const attemptAt = (attemptedAt: DateTime.Utc, status: number) => ({
   attemptedAt,
   durationMs: 5,
   responseStatus: status,
