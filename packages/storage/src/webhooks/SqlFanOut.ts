@@ -11,7 +11,11 @@
  * enabled, deactivated) first fans out the workspace's pending events in its own transaction (`drain`), so a marker
  * still pending is always fanned out under the subscriptions its event committed with. On PostgreSQL an exclusive
  * per-workspace lock taken by the change and a shared one taken by the marker's writer order the two (D43); SQLite
- * runs one transaction at a time.
+ * runs one transaction at a time. One exception, PostgreSQL only: a deactivation by the dispatcher skips the markers
+ * another dispatcher is fanning out at that instant (`drain(..., "skip")`: it holds rows that dispatcher may wait
+ * on). That dispatcher's statement then sees the webhook active (its delivery is made, pending, and cancelled when
+ * the webhook is enabled, SqlWebhookRepo.ts) or, if it reads after the deactivation committed, inactive: the event
+ * then has no delivery for the deactivated webhook, not even a cancelled one, so `recover` cannot bring it back.
  */
 import { SqlClient } from "@effect/sql"
 import { afterCommit, type Event, IdGenerator, type WorkspaceId } from "@support-engine/core"

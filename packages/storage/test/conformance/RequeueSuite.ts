@@ -17,17 +17,13 @@ import {
   Transactor,
   Webhooks
 } from "@support-engine/core"
-import { DateTime, Effect, Ref } from "effect"
-import { type Adapter, as, makeWorkspace, provideEngine, type TestEngine } from "./Harness.js"
-import { attemptAt, claimNow, drain, servicesWith } from "./WebhookOpsSuite.js"
+import { DateTime, Effect } from "effect"
+import { type Adapter, as, makeWorkspace } from "./Harness.js"
+import { attemptAt, claimNow, drain, provideWebhooks } from "./WebhookOpsSuite.js"
 
 export const requeueSuite = (adapter: Adapter) =>
   describe(`Requeued while in flight (${adapter.name})`, () => {
-    const provide = <A, E>(self: Effect.Effect<A, E, TestEngine | Webhooks>) =>
-      Effect.gen(function*() {
-        const lookups = yield* Ref.make(0)
-        return yield* Effect.provide(self, servicesWith(lookups))
-      }).pipe(provideEngine(adapter))
+    const provide = provideWebhooks(adapter)
 
     it.effect("an attempt in flight when its delivery is redelivered is not recorded, even claimed again", () =>
       Effect.gen(function*() {

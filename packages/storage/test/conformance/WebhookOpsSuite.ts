@@ -26,7 +26,7 @@ import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, type Tes
 const tagOf = entityTag(Webhook)
 
 /** Every name resolves to a public address; `lookups` counts the resolutions the URL policy made. */
-export const servicesWith = (lookups: Ref.Ref<number>) =>
+const servicesWith = (lookups: Ref.Ref<number>) =>
   Webhooks.DefaultWithoutDependencies.pipe(
     Layer.provide(WebhookConfig.layer()),
     Layer.provide(Layer.succeed(HostResolver, {
@@ -68,13 +68,16 @@ export const attemptAt = (attemptedAt: DateTime.Utc, status: number) => ({
   responseExcerpt: null
 })
 
+/** The engine of `adapter` with core's `Webhooks` service over it (every name resolving to a public address). */
+export const provideWebhooks = (adapter: Adapter) => <A, E>(self: Effect.Effect<A, E, TestEngine | Webhooks>) =>
+  Effect.gen(function*() {
+    const lookups = yield* Ref.make(0)
+    return yield* Effect.provide(self, servicesWith(lookups))
+  }).pipe(provideEngine(adapter))
+
 export const webhookOpsSuite = (adapter: Adapter) =>
   describe(`Webhook operations (${adapter.name})`, () => {
-    const provide = <A, E>(self: Effect.Effect<A, E, TestEngine | Webhooks>) =>
-      Effect.gen(function*() {
-        const lookups = yield* Ref.make(0)
-        return yield* Effect.provide(self, servicesWith(lookups))
-      }).pipe(provideEngine(adapter))
+    const provide = provideWebhooks(adapter)
 
     it.effect("ping (D52): one webhook.ping delivery to that webhook alone, not in the event log", () =>
       Effect.gen(function*() {
