@@ -2,60 +2,31 @@
  * The delivery rules of D38 under `TestClock`, with a scripted transport (no real I/O waits on the test clock).
  */
 import { assert, describe, it } from "@effect/vitest"
-import {
-  DeliveryQueue,
-  ListWebhookDeliveries,
-  type PrincipalShape,
-  RotateWebhookSecret,
-  type WebhookDelivery,
-  type WebhookId,
-  Webhooks
-} from "@support-engine/core"
-import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope, TestClock, TestServices } from "effect"
+import { DeliveryQueue, RotateWebhookSecret, Webhooks } from "@support-engine/core"
+import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope, TestClock } from "effect"
 import { verify } from "../src/Receiver.js"
 import { TransportError } from "../src/Transport.js"
 import {
   answer,
   as,
+  attemptsAre,
   clockSettings,
+  deliveriesOf,
   dispatcherLayer,
   eventually,
   makeWorkspace,
+  next,
   type Received,
   record,
   scriptedTransport,
   servicesLayer,
   settle,
   subscribe,
+  webhookOf,
   withDispatcher
 } from "./Harness.js"
 
 const MINUTE = 60_000
-
-/** The next request the transport receives (a real-time deadline, so a missing attempt fails instead of hanging). */
-const next = (received: Queue.Queue<Received>) =>
-  TestServices.provideLive(
-    Queue.take(received).pipe(Effect.timeoutFail({
-      duration: Duration.seconds(5),
-      onTimeout: () => new Error("no attempt arrived")
-    }))
-  )
-
-const deliveriesOf = (principal: PrincipalShape, webhookId: WebhookId) =>
-  Effect.flatMap(Webhooks, (w) => w.deliveries(webhookId, new ListWebhookDeliveries({ per_page: 100 }))).pipe(
-    Effect.map((page) => page.data),
-    as(principal),
-    Effect.orDie
-  )
-
-const webhookOf = (principal: PrincipalShape, webhookId: WebhookId) =>
-  Effect.flatMap(Webhooks, (w) => w.get(webhookId)).pipe(as(principal), Effect.orDie)
-
-const attemptsAre = (
-  principal: PrincipalShape,
-  webhookId: WebhookId,
-  check: (ds: ReadonlyArray<WebhookDelivery>) => boolean
-) => eventually(Effect.map(deliveriesOf(principal, webhookId), check), "the deliveries to reach the expected state")
 
 /** Checks that nothing arrives before `millis`, then moves the clock to `millis`. */
 const nothingBefore = (received: Queue.Queue<Received>, millis: number) =>

@@ -13,6 +13,7 @@ import {
   Events,
   type EventType,
   HostResolver,
+  ListWebhookDeliveries,
   Principal,
   type PrincipalShape,
   type ResolvedAddress,
@@ -20,7 +21,9 @@ import {
   Tokens,
   Transactor,
   WebhookConfig,
+  type WebhookDelivery,
   type WebhookEventType,
+  type WebhookId,
   Webhooks,
   type WebhookSettings,
   type Workspace,
@@ -167,3 +170,31 @@ export const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what =
 
 /** Lets every other fiber run to its next wait (real time passes, the test clock does not). */
 export const settle = TestServices.provideLive(Effect.sleep(Duration.millis(30)))
+
+/** The next request the transport receives (a real-time deadline, so a missing attempt fails instead of hanging). */
+export const next = (received: Queue.Queue<Received>) =>
+  TestServices.provideLive(
+    Queue.take(received).pipe(Effect.timeoutFail({
+      duration: Duration.seconds(5),
+      onTimeout: () => new Error("no attempt arrived")
+    }))
+  )
+
+/** The webhook's deliveries, newest first. */
+export const deliveriesOf = (principal: PrincipalShape, webhookId: WebhookId) =>
+  Effect.flatMap(Webhooks, (w) => w.deliveries(webhookId, new ListWebhookDeliveries({ per_page: 100 }))).pipe(
+    Effect.map((page) => page.data),
+    as(principal),
+    Effect.orDie
+  )
+
+/** The webhook as the service reads it. */
+export const webhookOf = (principal: PrincipalShape, webhookId: WebhookId) =>
+  Effect.flatMap(Webhooks, (w) => w.get(webhookId)).pipe(as(principal), Effect.orDie)
+
+/** Waits until the webhook's deliveries pass `check`. */
+export const attemptsAre = (
+  principal: PrincipalShape,
+  webhookId: WebhookId,
+  check: (ds: ReadonlyArray<WebhookDelivery>) => boolean
+) => eventually(Effect.map(deliveriesOf(principal, webhookId), check), "the deliveries to reach the expected state")
