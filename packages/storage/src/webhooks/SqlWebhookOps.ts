@@ -46,9 +46,8 @@ export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClie
             // Through the (workspace_id, webhook_id, status, created_at) index, one statement per status.
             // A new round (migration 0029): an attempt of a cancelled delivery may still be in flight.
             const rows = yield* sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0,
-              requeues = requeues + 1, next_attempt_at = ${
-              dueIfActive(now)
-            }, claimed_by = NULL, leased_until = NULL, updated_at = ${now}
+              requeues = requeues + 1, next_attempt_at = ${dueIfActive(now)},
+              claimed_by = NULL, leased_until = NULL, updated_at = ${now}
               WHERE workspace_id = ${workspaceId} AND webhook_id = ${webhookId}
               AND status IN ('failed', 'cancelled') AND created_at >= ${ts(range.since)}
               ${range.until === null ? sql`` : sql`AND created_at < ${ts(range.until)}`}
