@@ -78,14 +78,16 @@ describe("IdGenerator (D4, D5)", () => {
       assert.strictEqual(new Set(all).size, all.length)
     }))
 
-  it.effect("ids drawn after a turn sort after every id before it, in any stream, in the same millisecond", () =>
+  it.effect("ids drawn after a turn sort after every id before it, in any stream, the leader's first", () =>
     Effect.gen(function*() {
       const streams = makeIdStreams("seed")
       const ids = yield* Effect.provide(IdGenerator, IdGenerator.fromStreams(streams))
       const before = [yield* ids.uuid.pipe(withIdStream("a")), yield* ids.uuid.pipe(withIdStream("b"))]
-      yield* streams.nextTurn
+      yield* streams.nextTurn("b")
       const after = [yield* ids.uuid.pipe(withIdStream("a")), yield* ids.uuid.pipe(withIdStream("b"))]
       for (const later of after) for (const earlier of before) assert.isTrue(earlier < later, `${earlier} ${later}`)
+      // The turn's leader first, though it drew second.
+      assert.isTrue(after[1]! < after[0]!)
       yield* TestClock.adjust(Duration.millis(1))
       const next = yield* ids.uuid.pipe(withIdStream("c"))
       for (const earlier of after) assert.isTrue(earlier < next)

@@ -47,8 +47,13 @@ export interface IdStreams {
    * every id drawn before it, whatever their streams: the turn is the top of the random part, so within one
    * millisecond a later turn's ids are larger. Readers that go on "after the last id seen" (the event log, D45) then
    * miss nothing a later step records in the same millisecond.
+   *
+   * Within the turn, the ids of `leader` (the step's own stream) sort before those of the other streams in the same
+   * millisecond: what the step writes comes before what it sets off (a worker's event after the request's), as in
+   * commit order, so a reader that takes them in batches by id (the dispatcher's fan-out) takes them in the same
+   * order however the batches fall.
    */
-  readonly nextTurn: Effect.Effect<void>
+  readonly nextTurn: (leader: string) => Effect.Effect<void>
 }
 
 /** Streams drawn from `seed`; the same seed and the same draws per stream give the same bytes. */
@@ -56,6 +61,7 @@ export const makeIdStreams = (seed: string | Uint8Array): IdStreams => {
   const seedBytes = typeof seed === "string" ? Buffer.from(seed, "utf8") : seed
   const streams = new Map<string, Stream>()
   let turn = 0
+  let leader: string | undefined
   /** The millisecond of the last id and the turn when the first id of that millisecond was drawn. */
   let millis = -1
   let firstTurn = 0
@@ -89,6 +95,8 @@ export const makeIdStreams = (seed: string | Uint8Array): IdStreams => {
       last.set(hash(name, stream).subarray(0, 10))
       last[0] = (at >> 8) & 0x0f
       last[1] = at & 0xff
+      // Byte 8 of the UUID: the variant (set by uuidV7), then whether the stream follows the turn's leader.
+      last[2] = (last[2]! & 0x1f) | (name === leader ? 0 : 0x20)
       last[3] = last[3]! & 0x7f // headroom: the increment below never carries into the turn
       stream.lastMillis = now
       stream.lastTurn = at
@@ -109,5 +117,11 @@ export const makeIdStreams = (seed: string | Uint8Array): IdStreams => {
     return out
   }
 
-  return { next, bytes, nextTurn: Effect.sync(() => void turn++) }
+  const nextTurn = (name: string) =>
+    Effect.sync(() => {
+      turn++
+      leader = name
+    })
+
+  return { next, bytes, nextTurn }
 }

@@ -34,10 +34,10 @@ export interface EngineHost {
    */
   readonly databaseBusy: Effect.Effect<boolean> | undefined
   /**
-   * Marks the engine quiet before a step (`IdStreams.nextTurn`): ids the step and what it sets off draw sort after
-   * every id drawn before, in whichever stream.
+   * Marks the engine quiet before a step whose own ids come from `leader` (`IdStreams.nextTurn`): ids the step and
+   * what it sets off draw sort after every id drawn before, in whichever stream, the step's own first.
    */
-  readonly nextTurn: Effect.Effect<void>
+  readonly nextTurn: (leader: string) => Effect.Effect<void>
 }
 
 /**

@@ -147,15 +147,16 @@ const program = (
         progress.step = i + 1
         // The engine is quiet here (the last checks settled it): the step's ids, and those of what it sets off,
         // sort after every id so far (IdStreams.ts), and its own come from a stream of the step's.
-        yield* engine.nextTurn
+        const stream = `step ${i + 1}`
+        yield* engine.nextTurn(stream)
         yield* Effect.gen(function*() {
           const { op, rng } = yield* pickOp(sim, seed)
           const line = yield* op.run(sim, rng)
           trace.push(`${i + 1} ${line ?? `skip ${op.name}`}`)
           yield* checks(i + 1, false)
-        }).pipe(withIdStream(`step ${i + 1}`))
+        }).pipe(withIdStream(stream))
       }
-      yield* engine.nextTurn
+      yield* engine.nextTurn("end")
       yield* Effect.gen(function*() {
         yield* advanceBy(QUIESCE)
         trace.push(`end: quiet after ${QUIESCE} ms`)
