@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Schema, TestClock } from "effect"
+import { Duration, Effect, Layer, Schema, TestClock } from "effect"
 import { IdGenerator, uuidV7 } from "../src/shared/IdGenerator.js"
+import { makeIdStreams, withIdStream } from "../src/shared/IdStreams.js"
 
 const isUuid = Schema.is(Schema.UUID)
 
@@ -48,4 +49,59 @@ describe("IdGenerator (D4, D5)", () => {
       assert.isTrue(a < b)
       assert.strictEqual((yield* ids.secret(32)).length, 32)
     }).pipe(Effect.provide(IdGenerator.Deterministic)))
+
+  /** Ids of the streams `a` and `b`, drawn in the order `order` gives, with the clock moved after the fourth. */
+  const drawIn = (order: ReadonlyArray<"a" | "b">) =>
+    Effect.gen(function*() {
+      const ids = yield* Effect.provide(IdGenerator, IdGenerator.fromStreams(makeIdStreams("seed")))
+      const made = { a: [] as Array<string>, b: [] as Array<string> }
+      for (const [i, name] of order.entries()) {
+        made[name].push(yield* ids.uuid.pipe(withIdStream(name)))
+        if (i === 3) yield* TestClock.adjust(Duration.millis(1))
+      }
+      return made
+    })
+
+  it.effect("deterministic ids depend on their stream and its draws, not on how streams interleave (issue 19)", () =>
+    Effect.gen(function*() {
+      const one = yield* drawIn(["a", "a", "b", "b", "a", "b", "a", "b"])
+      const two = yield* drawIn(["b", "a", "b", "a", "b", "a", "b", "a"])
+      // The second run starts a millisecond later (the test's clock goes on): the same ids but for their time.
+      const randomParts = (ids: ReadonlyArray<string>) => ids.map((id) => id.slice(14))
+      assert.deepStrictEqual(randomParts(one.a), randomParts(two.a))
+      assert.deepStrictEqual(randomParts(one.b), randomParts(two.b))
+      for (const list of [one.a, one.b]) {
+        for (const id of list) assert.isTrue(isUuid(id) && id[14] === "7", id)
+        assert.deepStrictEqual([...list].sort(), list)
+      }
+      const all = [...one.a, ...one.b]
+      assert.strictEqual(new Set(all).size, all.length)
+    }))
+
+  it.effect("ids drawn after a turn sort after every id before it, in any stream, the leader's first", () =>
+    Effect.gen(function*() {
+      const streams = makeIdStreams("seed")
+      const ids = yield* Effect.provide(IdGenerator, IdGenerator.fromStreams(streams))
+      const before = [yield* ids.uuid.pipe(withIdStream("a")), yield* ids.uuid.pipe(withIdStream("b"))]
+      yield* streams.nextTurn("b")
+      const after = [yield* ids.uuid.pipe(withIdStream("a")), yield* ids.uuid.pipe(withIdStream("b"))]
+      for (const later of after) for (const earlier of before) assert.isTrue(earlier < later, `${earlier} ${later}`)
+      // The turn's leader first, though it drew second.
+      assert.isTrue(after[1]! < after[0]!)
+      yield* TestClock.adjust(Duration.millis(1))
+      const next = yield* ids.uuid.pipe(withIdStream("c"))
+      for (const earlier of after) assert.isTrue(earlier < next)
+    }))
+
+  it.effect("secrets of the deterministic generator come from the stream too", () =>
+    Effect.gen(function*() {
+      const secret = (name: string) =>
+        Effect.provide(
+          Effect.flatMap(IdGenerator, (ids) => ids.secret(40).pipe(withIdStream(name))),
+          IdGenerator.fromStreams(makeIdStreams("seed"))
+        ).pipe(Effect.map((bytes) => Buffer.from(bytes).toString("hex")))
+      assert.strictEqual(yield* secret("a"), yield* secret("a"))
+      assert.notStrictEqual(yield* secret("a"), yield* secret("b"))
+      assert.strictEqual((yield* secret("a")).length, 80)
+    }).pipe(Effect.provide(Layer.empty)))
 })

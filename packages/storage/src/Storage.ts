@@ -27,6 +27,7 @@ import {
   type WorkspaceRepo
 } from "@support-engine/core"
 import { type ConfigError, Effect, Layer, Redacted } from "effect"
+import type { Socket } from "node:net"
 import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
 import { SqlPassageIndexLive } from "./ai/SqlPassageIndex.js"
 import { SqlReplyJobsLive } from "./ai/SqlReplyJobs.js"
@@ -116,19 +117,30 @@ export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.ef
   migrate.pipe(Effect.withSpan("Storage.migrate"))
 ).pipe(Layer.orDie)
 
+/** How a client connects, beyond its URL. */
+export interface ClientOptions {
+  /**
+   * PostgreSQL only: makes each connection's socket (node-postgres's `stream` option), unconnected; the client
+   * connects it. For a test harness that watches the traffic (the simulator's PgTraffic.ts); ignored on SQLite.
+   */
+  readonly pgSocket?: () => Socket
+}
+
 /**
  * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL: `pg`
  * probes for Cloudflare's runtime when it is loaded by reading the global `Response`, which makes Node load its own
  * copy of undici (fetch). That was about 30 ms of every start on SQLite (docs/performance.md, item 17).
  */
-export const clientLayer = (url: string): Layer.Layer<SqlClient.SqlClient> => {
+export const clientLayer = (url: string, options: ClientOptions = {}): Layer.Layer<SqlClient.SqlClient> => {
   const parsed = parseDatabaseUrl(url)
+  const pgSocket = options.pgSocket
   return parsed._tag === "Sqlite"
     ? sqliteLayer(parsed.filename)
     : Layer.unwrapEffect(
       Effect.map(
         Effect.promise(() => import("@effect/sql-pg")),
-        ({ PgClient }) => PgClient.layer({ url: Redacted.make(parsed.url) })
+        ({ PgClient }) =>
+          PgClient.layer({ url: Redacted.make(parsed.url), ...(pgSocket === undefined ? {} : { stream: pgSocket }) })
       )
     ).pipe(Layer.orDie)
 }
@@ -164,9 +176,10 @@ export const layerFromClient: Layer.Layer<
 export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
   storageOnClient(parseDatabaseUrl(url), IdGenerator.Default).pipe(Layer.provide(clientLayer(url)))
 
-/** `StorageLive` whose repositories draw ids from `ids` (for deterministic tests and simulations). */
+/** `StorageLive` whose repositories draw ids from `ids` (for deterministic tests and simulations), on a client made with `client`. */
 export const StorageWithIds = (
   url: string,
-  ids: Layer.Layer<IdGenerator>
+  ids: Layer.Layer<IdGenerator>,
+  client: ClientOptions = {}
 ): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
-  storageOnClient(parseDatabaseUrl(url), ids).pipe(Layer.provide(clientLayer(url)))
+  storageOnClient(parseDatabaseUrl(url), ids).pipe(Layer.provide(clientLayer(url, client)))

@@ -18,8 +18,8 @@ const afterPendingIO = Effect.async<void>((resume) => {
 
 /**
  * Whether two answers of `TestClock.sleeps` list the same times in the same order. The simulator's clock answers
- * the same object while its sleepers are unchanged (simulation/SimClock.ts), which hundreds of abandoned sleeps
- * would otherwise make a long comparison every round.
+ * the same object while its sleepers are unchanged (simulation/SimClock.ts), which hundreds of sleepers would
+ * otherwise make a long comparison every round.
  */
 const sameSleeps = (a: Chunk.Chunk<number> | undefined, b: Chunk.Chunk<number>) => {
   if (a === b) return true
@@ -42,9 +42,10 @@ export interface SettlePolicy {
   readonly stableRounds: number
   readonly pauseMs: number
   /**
-   * Whether the database is still working for the engine (a query running, a transaction open). A fiber waiting on
-   * a query looks asleep to nobody, so on a server database `settle` asks the server itself before it calls the
-   * engine quiet; none on SQLite, whose statements complete before `settle` looks.
+   * Whether a query of the engine still waits for its answer (the simulator watches the engine's sockets,
+   * simulation/PgTraffic.ts). A fiber waiting on a query looks asleep to nobody, so on a server database `settle`
+   * calls the engine quiet only when none does, and waits a millisecond of real time per round while one does; none
+   * on SQLite, whose statements complete before `settle` looks.
    */
   readonly databaseBusy?: Effect.Effect<boolean>
 }
@@ -56,15 +57,15 @@ export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake
 
 /**
  * Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. With
- * `databaseBusy` (the simulator asks `pg_stat_activity`), the engine is quiet only once the server runs nothing for
- * it, however long a query takes; without it, rounds with a real pause are a best effort.
+ * `databaseBusy` (the simulator watches the engine's sockets), the engine is quiet only once no query of it waits for
+ * an answer, however long one takes; without it, rounds with a real pause are a best effort.
  */
 export const withNetworkSettle =
   (databaseBusy?: Effect.Effect<boolean>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.locally(
       self,
       settlePolicy,
-      databaseBusy === undefined ? { stableRounds: 4, pauseMs: 8 } : { stableRounds: 3, pauseMs: 2, databaseBusy }
+      databaseBusy === undefined ? { stableRounds: 4, pauseMs: 8 } : { stableRounds: 3, pauseMs: 0, databaseBusy }
     )
 
 const pause = (ms: number) =>
@@ -87,8 +88,9 @@ export const settle: Effect.Effect<void> = Effect.gen(function*() {
     if (policy.pauseMs > 0) yield* pause(policy.pauseMs)
     yield* Effect.yieldNow()
     const current = yield* TestClock.sleeps()
-    // Asked every round: its own round trip also gives an answer already on its way time to arrive.
     const busy = policy.databaseBusy !== undefined && (yield* policy.databaseBusy)
+    // An answer on its way comes in real time: wait a little for it rather than spin on the I/O phase.
+    if (busy) yield* pause(1)
     stable = sameSleeps(previous, current) && !busy ? stable + 1 : 0
     if (stable >= policy.stableRounds) return
     previous = current

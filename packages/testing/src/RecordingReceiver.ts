@@ -3,6 +3,11 @@
  * request (raw body, headers, the simulated time it arrived) and answers by script: a status, a slow status, a
  * timeout, or a 410 that disables the webhook (D38).
  *
+ * Answers are keyed by delivery and attempt (the `X-Service-Delivery` header, D37, and how many requests of that
+ * delivery came before), never by the order requests arrive in: attempts due at the same instant are made
+ * concurrently, and on PostgreSQL their order follows the server's answers to the claims that started them, so an
+ * answer given by arrival went to a different delivery from run to run (issue 19).
+ *
  * Why a transport and not a server on loopback: a real HTTP exchange is I/O, and a fiber waiting on I/O does not see
  * `TestClock.adjust`; the test would have to wait in real time and guess when the engine is done. Here an answer
  * "after 3 seconds" is a sleep on Effect's `Clock`, a timeout is the configured attempt timeout on that clock, and
@@ -48,18 +53,27 @@ export interface ReceivedRequest {
 /** Answer for a URL without a script, or whose script ran out. */
 export const DEFAULT_ANSWER: ScriptedAnswer = 204
 
+/** What a URL answers to attempt `attempt` (0 for the first) of delivery `deliveryId`. */
+export type AnswerBy = (deliveryId: string, attempt: number) => ScriptedAnswer
+
+const deliveryOf = (request: TransportRequest) =>
+  request.headers["X-Service-Delivery"] ?? request.headers["x-service-delivery"] ?? ""
+
 export class RecordingReceiver
   extends Effect.Service<RecordingReceiver>()("@support-engine/testing/RecordingReceiver", {
     effect: Effect.gen(function*() {
       const config = yield* WebhookConfig
       const received: Array<ReceivedRequest> = []
-      const scripts = new Map<string, Array<ScriptedAnswer>>()
-      const fallbacks = new Map<string, ScriptedAnswer>()
+      const scripts = new Map<string, AnswerBy>()
+      /** Requests so far per URL and delivery: a delivery's attempts are made one after another. */
+      const attempts = new Map<string, number>()
 
-      const next = (url: string): ScriptedAnswer => {
-        const queue = scripts.get(url)
-        const answer = queue?.shift()
-        return answer ?? fallbacks.get(url) ?? DEFAULT_ANSWER
+      const next = (request: TransportRequest): ScriptedAnswer => {
+        const deliveryId = deliveryOf(request)
+        const key = `${request.url} ${deliveryId}`
+        const attempt = attempts.get(key) ?? 0
+        attempts.set(key, attempt + 1)
+        return scripts.get(request.url)?.(deliveryId, attempt) ?? DEFAULT_ANSWER
       }
 
       const send = (request: TransportRequest): Effect.Effect<TransportResponse, TransportError> =>
@@ -80,7 +94,7 @@ export class RecordingReceiver
             })
           return Effect.gen(function*() {
             at = yield* Clock.currentTimeMillis
-            const answer = next(request.url)
+            const answer = next(request)
             const after = typeof answer === "object" && answer.after !== undefined
               ? Duration.decode(answer.after)
               : Duration.zero
@@ -104,11 +118,19 @@ export class RecordingReceiver
       return {
         /** The transport the dispatcher uses (see `RecordingReceiver.transport`). */
         send,
-        /** Queues answers for `url`, used one per request in order; then `fallback` (default 204) for the rest. */
-        script: (url: string, answers: ReadonlyArray<ScriptedAnswer>, fallback?: ScriptedAnswer) =>
+        /**
+         * Answers for `url` from now on, per delivery: its first attempt gets `answers[0]`, its second `answers[1]`,
+         * and so on; then `fallback` (default 204).
+         */
+        script: (url: string, answers: ReadonlyArray<ScriptedAnswer>, fallback: ScriptedAnswer = DEFAULT_ANSWER) =>
           Effect.sync(() => {
-            scripts.set(url, [...(scripts.get(url) ?? []), ...answers])
-            if (fallback !== undefined) fallbacks.set(url, fallback)
+            const copy = [...answers]
+            scripts.set(url, (_, attempt) => copy[attempt] ?? fallback)
+          }),
+        /** Answers for `url` from now on, given by `answer` for each delivery and attempt. */
+        answerWith: (url: string, answer: AnswerBy) =>
+          Effect.sync(() => {
+            scripts.set(url, answer)
           }),
         /** Every request so far, in the order they started. */
         received: Effect.sync((): ReadonlyArray<ReceivedRequest> => [...received]),

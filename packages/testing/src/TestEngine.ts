@@ -4,7 +4,8 @@
  * and the training worker running. Build it inside a test (`it.effect`/`it.scoped`, or `it.layer`), so its
  * background fibers sleep on that test's `TestClock`; `TestEngine.ts`'s Promise twin does that for plain vitest.
  *
- * Ids come from `IdGenerator.Deterministic` (Effect's `Random`), so a seeded `Random` gives the same ids every run.
+ * Ids come from `IdGenerator.Deterministic` (streams seeded from Effect's `Random`), so a seeded `Random` gives the
+ * same ids every run; a host that reopens the engine passes `ids` of its own to keep one set of streams.
  */
 import {
   EngineServices,
@@ -20,6 +21,7 @@ import {
 import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
 import { Dispatcher } from "@support-engine/webhooks"
 import { Duration, Effect, Layer } from "effect"
+import type { Socket } from "node:net"
 import { RecordingReceiver } from "./RecordingReceiver.js"
 
 export interface TestEngineOptions {
@@ -39,6 +41,16 @@ export interface TestEngineOptions {
    * bugs this way), or an `AnswerModel` of the test's own.
    */
   readonly overrides?: Layer.Layer<never, never, StoragePorts>
+  /**
+   * The id generator, default `IdGenerator.Deterministic`. The simulator passes `IdGenerator.fromStreams` over
+   * streams of its own, which outlive each engine it opens and which it moves to the next turn between steps.
+   */
+  readonly ids?: Layer.Layer<IdGenerator>
+  /**
+   * On PostgreSQL, the sockets the client connects with (storage's `clientLayer`): the simulator watches its engine's
+   * queries through them (PgTraffic.ts).
+   */
+  readonly pgSocket?: () => Socket
 }
 
 /**
@@ -58,8 +70,12 @@ const QUIET_POLL = Duration.days(1)
 
 export const makeTestEngine = (options: TestEngineOptions = {}) => {
   // One generator for the services and the repositories (delivery ids), so a seeded Random fixes every id.
-  const ids = IdGenerator.Deterministic
-  const storage = StorageWithIds(options.databaseUrl ?? "file::memory:", ids)
+  const ids = options.ids ?? IdGenerator.Deterministic
+  const storage = StorageWithIds(
+    options.databaseUrl ?? "file::memory:",
+    ids,
+    options.pgSocket === undefined ? {} : { pgSocket: options.pgSocket }
+  )
   const core = Layer.merge(
     TrainingWorker.layer({ pollInterval: QUIET_POLL }),
     ReplyWorker.layer({ pollInterval: QUIET_POLL })

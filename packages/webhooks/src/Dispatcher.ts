@@ -22,6 +22,7 @@ import {
   DeliveryQueue,
   IdGenerator,
   WebhookConfig,
+  withIdStream,
   type WorkspaceId
 } from "@support-engine/core"
 import {
@@ -310,10 +311,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
         ))
     )
 
-    yield* recorder.pipe(Effect.forever, Effect.forkScoped)
-    yield* step.pipe(Effect.repeat(Schedule.forever), Effect.forkScoped)
+    // Each loop draws its ids (fan-out's delivery ids, the recorder's deactivation events) from a stream of its own
+    // (IdStreams.ts), so they do not depend on how the two loops and the engine's other fibers interleave.
+    yield* recorder.pipe(Effect.forever, withIdStream("dispatcher-recorder"), Effect.forkScoped)
+    yield* step.pipe(Effect.repeat(Schedule.forever), withIdStream("dispatcher"), Effect.forkScoped)
     return { claimant } as const
-  }),
+  }).pipe(withIdStream("dispatcher")),
   dependencies: [
     WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
   ]

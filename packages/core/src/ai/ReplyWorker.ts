@@ -14,6 +14,7 @@ import { Events } from "../events/Events.js"
 import type { PersistenceError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { MessageId } from "../shared/Ids.js"
+import { withIdStream } from "../shared/IdStreams.js"
 import { RowLocks } from "../shared/Preconditions.js"
 import { Actor, Principal, type PrincipalShape } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
@@ -36,6 +37,11 @@ export const REPLY_LEASE = Duration.minutes(3)
  * must not keep its conversation, and the conversation's later messages, waiting for ever.
  */
 export const MAX_REPLY_ATTEMPTS = 3
+/**
+ * The worker's ids (its claimant, its replies and handoffs) come from a stream of their own (IdStreams.ts): they do
+ * not depend on when the worker draws against the request that woke it.
+ */
+const REPLY_STREAM = "reply-worker"
 /** Messages of the conversation handed to the model as its history. */
 const HISTORY = 20
 
@@ -195,7 +201,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const release = Effect.flatMap(now, (at) => jobs.release(claimant, at))
 
     return { processNext, drain, release } as const
-  }),
+  }).pipe(withIdStream(REPLY_STREAM)),
   dependencies: [AgentAnswers.Default, Messages.Default, Events.Default]
 }) {
   /**
@@ -224,6 +230,6 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           ),
           Effect.race(woken, Effect.sleep(interval))
         ))
-      yield* step.pipe(Effect.repeat(Schedule.forever), Effect.forkScoped)
+      yield* step.pipe(Effect.repeat(Schedule.forever), withIdStream(REPLY_STREAM), Effect.forkScoped)
     }))
 }

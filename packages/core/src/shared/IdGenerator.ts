@@ -2,8 +2,9 @@
  * Ids and secrets come from this service (D4, D5), never from `crypto.randomUUID()` at call sites,
  * so a test can make them deterministic.
  */
-import { Clock, Effect, Layer, Random } from "effect"
+import { Clock, Effect, FiberRef, Layer, Random } from "effect"
 import { randomBytes, randomFillSync } from "node:crypto"
+import { currentIdStream, type IdStreams, makeIdStreams } from "./IdStreams.js"
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
 
@@ -71,12 +72,12 @@ const pooledBytes = (() => {
     })
 })()
 
-const prngBytes = (size: number) =>
-  Effect.gen(function*() {
-    const bytes = new Uint8Array(size)
-    for (let i = 0; i < size; i++) bytes[i] = yield* Random.nextIntBetween(0, 256)
-    return bytes
-  })
+/** The seed of a `Deterministic` generator: 32 bytes of Effect's `Random` (seedable with `TestRandom`). */
+const seedFromRandom = Effect.gen(function*() {
+  const bytes = new Uint8Array(32)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = yield* Random.nextIntBetween(0, 256)
+  return bytes
+})
 
 export class IdGenerator extends Effect.Service<IdGenerator>()("@support-engine/core/IdGenerator", {
   sync: () => ({
@@ -87,11 +88,29 @@ export class IdGenerator extends Effect.Service<IdGenerator>()("@support-engine/
   })
 }) {
   /**
-   * Ids and secrets drawn from Effect's `Random` (seedable with `TestRandom`): for tests and simulations only,
-   * since a PRNG is no source for real secrets.
+   * Ids and secrets drawn from `streams` (IdStreams.ts): each fiber's from the stream it names, so they do not
+   * depend on the order in which concurrent fibers draw. Ids increase within a stream and, across streams, from one
+   * turn to the next; those of two streams in the same millisecond and turn differ in their random bits. For tests
+   * and simulations only, since a hash of a known seed is no source for real secrets.
    */
-  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.sync(
-    IdGenerator,
-    () => IdGenerator.make({ uuid: monotonic(prngBytes), secret: prngBytes })
+  static readonly fromStreams = (streams: IdStreams): Layer.Layer<IdGenerator> =>
+    Layer.succeed(
+      IdGenerator,
+      IdGenerator.make({
+        uuid: Effect.flatMap(FiberRef.get(currentIdStream), (stream) =>
+          Effect.clockWith((clock) =>
+            Effect.sync(() => {
+              // Read with the draw, in one step: the id's time and its stream's state always agree.
+              const now = clock.unsafeCurrentTimeMillis()
+              return uuidV7(now, streams.next(stream, now))
+            })
+          )),
+        secret: (size) => Effect.map(FiberRef.get(currentIdStream), (stream) => streams.bytes(stream, size))
+      })
+    )
+
+  /** `fromStreams` over streams seeded from Effect's `Random`: the same seeded `Random` gives the same ids. */
+  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.unwrapEffect(
+    Effect.map(seedFromRandom, (seed) => IdGenerator.fromStreams(makeIdStreams(seed)))
   )
 }

@@ -7,6 +7,7 @@ import { encodeData, Events } from "../events/Events.js"
 import { type PersistenceError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { UrlPageId } from "../shared/Ids.js"
+import { withIdStream } from "../shared/IdStreams.js"
 import { Principal } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -121,6 +122,8 @@ export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-e
         ))
       yield* step.pipe(
         Effect.repeat(Schedule.forever),
+        // Its ids of its own, whenever the request that woke it draws (IdStreams.ts).
+        withIdStream("training-worker"),
         Effect.forkScoped
       )
     }))

@@ -10,15 +10,16 @@
  * nothing more; then they are allowed again.
  */
 import { SqlClient } from "@effect/sql"
-import type { WebhookSettings } from "@support-engine/core"
+import { IdGenerator, makeIdStreams, type WebhookSettings } from "@support-engine/core"
 import { clientLayer, type StoragePorts } from "@support-engine/storage"
-import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, Random, Scope, TestClock } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, Scope, TestClock } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { settle } from "../Advance.js"
+import { settle, withNetworkSettle } from "../Advance.js"
 import type { RecordingReceiver } from "../RecordingReceiver.js"
 import { makeTestEngine, type TestEngine } from "../TestEngine.js"
+import { makePgTraffic } from "./PgTraffic.js"
 
 export interface EngineHost {
   /** Runs an effect on the engine that is up now. */
@@ -28,10 +29,15 @@ export interface EngineHost {
   /** Kills the engine, keeps it down for `downFor` ms of simulated time, starts a new one on the same database. */
   readonly crash: (downFor: number) => Effect.Effect<void>
   /**
-   * On PostgreSQL: whether the server is running a query or holds a transaction open for the run's database
-   * (`pg_stat_activity`), for `settle` (Advance.ts). None on SQLite.
+   * On PostgreSQL: whether a query of the engine waits for its answer (PgTraffic.ts), for `settle` (Advance.ts).
+   * None on SQLite.
    */
   readonly databaseBusy: Effect.Effect<boolean> | undefined
+  /**
+   * Marks the engine quiet before a step whose own ids come from `leader` (`IdStreams.nextTurn`): ids the step and
+   * what it sets off draw sort after every id drawn before, in whichever stream, the step's own first.
+   */
+  readonly nextTurn: (leader: string) => Effect.Effect<void>
 }
 
 /**
@@ -122,32 +128,25 @@ export const makeEngineHost = (options: {
   Effect.gen(function*() {
     const where = yield* target(options.databaseUrl, options.crashes)
     const url = where._tag === "Memory" ? "file::memory:" : where._tag === "File" ? `file:${where.file}` : where.url
-    // One Random for every engine of the run: a reopened engine goes on drawing where the killed one stopped, so
-    // its ids are new ones.
-    const random = Random.make(`engine:${options.seed}`)
+    // One set of id streams for every engine of the run: a reopened engine goes on drawing where the killed one
+    // stopped, so its ids are new ones.
+    const streams = makeIdStreams(`engine:${options.seed}`)
+    const traffic = where._tag === "Postgres" ? makePgTraffic() : undefined
     const layer = makeTestEngine({
       databaseUrl: url,
       webhooks: SIMULATION_WEBHOOKS,
       receiver: options.receiver,
+      ids: IdGenerator.fromStreams(streams),
+      ...(traffic === undefined ? {} : { pgSocket: traffic.socket }),
       ...(options.overrides === undefined ? {} : { overrides: options.overrides })
-    }).pipe(Layer.provide(Layer.setRandom(random)))
+    })
 
     const open = Effect.gen(function*() {
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(layer, scope)
       return { scope, context }
     })
-    // One connection to the administrative database for the whole run: asked after every settle round.
-    const databaseBusy = where._tag === "Postgres"
-      ? yield* Effect.map(Layer.build(clientLayer(where.admin)), (context) => {
-        const admin = Context.get(context, SqlClient.SqlClient)
-        return admin<{ readonly busy: boolean }>`SELECT EXISTS (
-            SELECT 1 FROM pg_stat_activity
-            WHERE (datname = ${where.name} OR datname IS NULL) AND backend_type = 'client backend'
-              AND state IS DISTINCT FROM 'idle'
-          ) AS busy`.pipe(Effect.map((rows) => rows[0]?.busy === true), Effect.orDie)
-      }).pipe(Effect.orDie)
-      : undefined
+    const databaseBusy = traffic === undefined ? undefined : Effect.sync(traffic.busy)
     // A connection of the run's own to a SQLite file, open from start to end. SQLite copies the write-ahead log into
     // the file and deletes it when the last connection closes, which each crash did (the engine's were the only
     // ones), though a killed process leaves its log as it is: a fifth of closing the engine (13 of 60 ms a crash,
@@ -155,7 +154,7 @@ export const makeEngineHost = (options: {
     if (where._tag === "File") yield* Layer.build(clientLayer(url))
     let up = yield* open
     yield* Effect.addFinalizer(() => quietly(Scope.close(up.scope, Exit.void)))
-    yield* settle
+    yield* (databaseBusy === undefined ? settle : withNetworkSettle(databaseBusy)(settle))
 
     const run = <A, E>(effect: Effect.Effect<A, E, TestEngine>) =>
       Effect.suspend(() => Effect.provide(effect, up.context))
@@ -191,5 +190,11 @@ export const makeEngineHost = (options: {
         yield* settle
       })
 
-    return { run, durable: where._tag !== "Memory", crash, databaseBusy } satisfies EngineHost
+    return {
+      run,
+      durable: where._tag !== "Memory",
+      crash,
+      databaseBusy,
+      nextTurn: streams.nextTurn
+    } satisfies EngineHost
   })

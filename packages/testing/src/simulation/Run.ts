@@ -1,10 +1,11 @@
 /**
  * One simulation run (issue 19): the engine on a fresh database, the steps, the checks after each, and at the end
  * the engine left to finish everything due (a day of simulated time) before the last checks. Randomness comes only
- * from the seed (each step's own `Random`, the engine's seeded `Random` for ids and secrets), time only from the
- * `TestClock`, configuration only from here: the same seed gives the same trace, byte for byte.
+ * from the seed (each step's own `Random`, the engine's id streams for ids and secrets), time only from the
+ * `TestClock`, configuration only from here: the same seed gives the same trace, byte for byte, on SQLite and on
+ * PostgreSQL (issue 19).
  */
-import { WebhookConfig } from "@support-engine/core"
+import { WebhookConfig, withIdStream } from "@support-engine/core"
 import {
   Clock,
   ConfigProvider,
@@ -127,8 +128,8 @@ const program = (
       plantBug: options.plantBug,
       crashes,
       network,
-      // Exact D38 times on both databases: on PostgreSQL `settle` asks the server whether it still works for the
-      // engine (EngineHost's `databaseBusy`), so the clock never moves while a query is on its way.
+      // Exact D38 times on both databases: on PostgreSQL `settle` waits until no query of the engine waits for its
+      // answer (EngineHost's `databaseBusy`), so the clock never moves while a query is on its way.
       deliveries: makeDeliveryOracle(world, DELIVERY)
     }
     const every = Math.max(1, options.fullCheckEvery ?? 100)
@@ -144,14 +145,23 @@ const program = (
     const steps = Effect.gen(function*() {
       for (const [i, seed] of stepSeeds.entries()) {
         progress.step = i + 1
-        const { op, rng } = yield* pickOp(sim, seed)
-        const line = yield* op.run(sim, rng)
-        trace.push(`${i + 1} ${line ?? `skip ${op.name}`}`)
-        yield* checks(i + 1, false)
+        // The engine is quiet here (the last checks settled it): the step's ids, and those of what it sets off,
+        // sort after every id so far (IdStreams.ts), and its own come from a stream of the step's.
+        const stream = `step ${i + 1}`
+        yield* engine.nextTurn(stream)
+        yield* Effect.gen(function*() {
+          const { op, rng } = yield* pickOp(sim, seed)
+          const line = yield* op.run(sim, rng)
+          trace.push(`${i + 1} ${line ?? `skip ${op.name}`}`)
+          yield* checks(i + 1, false)
+        }).pipe(withIdStream(stream))
       }
-      yield* advanceBy(QUIESCE)
-      trace.push(`end: quiet after ${QUIESCE} ms`)
-      yield* checks(stepSeeds.length, true)
+      yield* engine.nextTurn("end")
+      yield* Effect.gen(function*() {
+        yield* advanceBy(QUIESCE)
+        trace.push(`end: quiet after ${QUIESCE} ms`)
+        yield* checks(stepSeeds.length, true)
+      }).pipe(withIdStream("end"))
     })
     yield* (engine.databaseBusy === undefined ? steps : withNetworkSettle(engine.databaseBusy)(steps))
   })

@@ -11,8 +11,10 @@
  *
  * The rest is `TestClock`'s: the clock starts at 0; a sleep of no time returns at once; a move wakes the sleepers
  * due by its target one at a time, earliest first and, at the same instant, the one that went to sleep last first,
- * each at its own time; a sleeper whose fiber was interrupted stays listed until its time comes. The same seed gives
- * the same trace on either clock.
+ * each at its own time. One difference: the sleep of a fiber that was interrupted is dropped at once, where
+ * `TestClock` keeps it listed until its time comes. Whether a sleep began before the race that interrupted it (a
+ * dispatcher's sleep against a commit's signal) depends on the database's timing on PostgreSQL, and a stale sleeper
+ * still listed made `advance to next` jump the clock to its time in one run and not in another (issue 19).
  */
 import type { TestClock } from "effect"
 import { Chunk, Clock, Deferred, Duration, Effect } from "effect"
@@ -21,8 +23,6 @@ import { lowerBound } from "./Search.js"
 interface Sleeper {
   readonly at: number
   readonly wake: Deferred.Deferred<void>
-  /** Its fiber was interrupted: waking it runs nothing. */
-  abandoned: boolean
 }
 
 /**
@@ -32,24 +32,33 @@ interface Sleeper {
 export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock => {
   let instant = 0
   /**
-   * In the order they wake: earliest first, at one instant the last to go to sleep first. Abandoned sleeps stay
-   * until their time (a day for the engine's fallback polls), so this holds hundreds of sleepers: kept
-   * in order as they come (a binary search and a splice) rather than searched at each wake-up and copied at each
-   * change, which was 3% of a run's CPU (docs/performance.md, Simulator).
+   * In the order they wake: earliest first, at one instant the last to go to sleep first. Kept in order as they come
+   * (a binary search and a splice) rather than searched at each wake-up and copied at each change, which was 3% of
+   * a run's CPU when interrupted sleeps stayed listed (docs/performance.md, Simulator).
    */
   let sleepers: Array<Sleeper> = []
   /** Their times, in the same order: what `sleeps` lists. */
   let times: Array<number> = []
   /**
    * The list `sleeps` answers, kept until the sleepers change: `settle` compares it every round, and an unchanged
-   * list is then the same object (Advance.ts), however many abandoned sleepers it holds. Between two moves the
-   * sleepers only grow, so two lists are equal exactly when the sleepers are the same, in this order as in the
-   * order they went to sleep (`TestClock`'s); the earliest is the smallest in either.
+   * list is then the same object (Advance.ts). Two lists of the same times in the same order are equal in this order
+   * as in the order they went to sleep (`TestClock`'s); the earliest is the smallest in either.
    */
   let listed: Chunk.Chunk<number> | undefined
 
   /** Where a sleeper until `at` goes: after every one due before `at`, before the ones that went to sleep earlier. */
   const slot = (at: number) => lowerBound(sleepers, (sleeper) => sleeper.at < at)
+
+  /** Takes an interrupted fiber's sleeper off the list, if it is still on it. */
+  const drop = (sleeper: Sleeper) => {
+    for (let i = slot(sleeper.at); i < sleepers.length && sleepers[i]!.at === sleeper.at; i++) {
+      if (sleepers[i] !== sleeper) continue
+      sleepers.splice(i, 1)
+      times.splice(i, 1)
+      listed = undefined
+      return
+    }
+  }
 
   /** The sleeper due first, if it is due by `end`; taken off the list. */
   const takeDue = (end: number): Sleeper | undefined => {
@@ -64,18 +73,16 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
   const run = (target: (now: number) => number): Effect.Effect<void> =>
     Effect.gen(function*() {
       const end = target(instant)
-      // The engine is quiet until a wake-up resumes a fiber. An abandoned sleeper (a dispatcher's sleep that lost
-      // its race to a commit, say) resumes none, so no settle follows it: the engine is as quiet as before. They
-      // are most of a long jump's wake-ups, each a settle of several rounds (docs/performance.md, Simulator).
+      // The engine is quiet until the first wake-up resumes a fiber; each resumes one (interrupted ones are gone).
       let resumed = false
       for (;;) {
         if (resumed) yield* quiet
         const next = takeDue(end)
         if (next === undefined) break
         instant = next.at
-        resumed = !next.abandoned
+        resumed = true
         yield* Deferred.succeed(next.wake, undefined)
-        if (resumed) yield* Effect.yieldNow()
+        yield* Effect.yieldNow()
       }
       instant = end
     })
@@ -93,12 +100,12 @@ export const makeSimClock = (quiet: Effect.Effect<void>): TestClock.TestClock =>
         const at = instant + Duration.toMillis(duration)
         if (!(at > instant)) return Effect.void
         return Effect.flatMap(Deferred.make<void>(), (wake) => {
-          const sleeper: Sleeper = { at, wake, abandoned: false }
+          const sleeper: Sleeper = { at, wake }
           const i = slot(at)
           sleepers.splice(i, 0, sleeper)
           times.splice(i, 0, at)
           listed = undefined
-          return Effect.onInterrupt(Deferred.await(wake), () => Effect.sync(() => sleeper.abandoned = true))
+          return Effect.onInterrupt(Deferred.await(wake), () => Effect.sync(() => drop(sleeper)))
         })
       }),
     adjust,

@@ -7,6 +7,11 @@
  * it is up again. Nothing else may arrive: no delivery of an event that did not commit, nor to a webhook that was
  * inactive or not subscribed then.
  *
+ * Events of one instant are taken together: their ids need not follow their commit order (IdStreams.ts), and on
+ * PostgreSQL the commits of the engine's fibers at one instant come in any order. An event of the instant a webhook
+ * was deactivated may have committed before the deactivation or after it, so its delivery to that webhook may be
+ * made or not: it is expected as one cancelled at that instant, whichever side of the deactivation the log shows it.
+ *
  * Deactivations are checked against the receiver's answers: a webhook is deactivated at the instant an attempt of
  * it answered 410, or at the instant its fifth consecutive delivery failed (D38), and at no other. Outcomes at the
  * same instant may be recorded in any order, so the failure count is kept as a range [lo, hi]: a deactivation is
@@ -107,6 +112,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
   const pending = new Set<Delivery>()
   const ids = new Map<string, Delivery>()
   const ledgers = new Map<string, Ledger>()
+  /** When each webhook was last deactivated, for the events of that instant. */
+  const deactivatedAt = new Map<string, number>()
 
   const ledgerOf = (hook: HookModel) => {
     let ledger = ledgers.get(hook.id)
@@ -141,11 +148,15 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           return yield* broken("a webhook is deactivated only while it is active", `${String(id)} at ${at}`)
         }
         hook.active = false
+        deactivatedAt.set(hook.id, at)
         ledgerOf(hook).entries.push({ at, kind: "deactivated", reason: String(event.data["reason"]) })
         cancel(hook, at)
       }
       for (const hook of space.hooks) {
-        if (!hook.active || !(hook.events.includes("*") || hook.events.includes(event.event))) continue
+        if (!(hook.events.includes("*") || hook.events.includes(event.event))) continue
+        // Deactivated at this very instant: the event may have committed first (see above).
+        const sameInstant = !hook.active && deactivatedAt.get(hook.id) === at
+        if (!hook.active && !sameInstant) continue
         const delivery: Delivery = {
           hook,
           event: event.event,
@@ -155,7 +166,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           round: 0,
           due: at,
           state: "pending",
-          cancelledAt: undefined
+          cancelledAt: sameInstant ? at : undefined
         }
         deliveries.set(`${event.id}|${hook.id}`, delivery)
         pending.add(delivery)

@@ -25,9 +25,9 @@ export interface Sim {
   readonly crashes: boolean
   readonly deliveries: DeliveryOracle
   /**
-   * The database is across a network (PostgreSQL): `settle` cannot see queries in flight, so background work may
-   * still land while a step runs, and checks that compare before and after look only at what the step's own
-   * principal did.
+   * The database is across a network (PostgreSQL): every query is a wait, so background work that a step's earlier
+   * calls set off runs while the step goes on, and checks that compare before and after look only at what the step's
+   * own principal did.
    */
   readonly network: boolean
 }

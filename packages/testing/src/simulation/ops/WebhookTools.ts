@@ -9,8 +9,8 @@
  *
  * On a deactivated webhook each is paused until `enable` (D52), and the oracle holds it until then. They act only
  * on webhooks with no attempt in flight: an attempt in flight when its delivery is queued again is dropped by the
- * engine, which the oracle does not model. Over a network the model may lag the background work, so only pings
- * are made there.
+ * engine, which the oracle does not model. The model is up to date when a step starts, on PostgreSQL too: `settle`
+ * waits for every query of the engine (PgTraffic.ts).
  */
 import {
   DeliveryId,
@@ -187,7 +187,6 @@ export const webhookTools: Op = {
       if (choice >= 6) return yield* invalid(sim, space, hook, rng, now)
       if (sim.deliveries.busy(hook, now)) return undefined
       if (choice <= 1) return yield* ping(sim, space, hook, now)
-      if (sim.network) return undefined
       if (choice <= 3) return yield* redeliver(sim, space, hook, rng, now)
       return yield* recover(sim, space, hook, rng, now)
     })

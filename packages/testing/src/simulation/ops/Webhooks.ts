@@ -13,6 +13,7 @@ import {
   Webhooks
 } from "@support-engine/core"
 import { Clock, Duration, Effect, Redacted } from "effect"
+import { createHash } from "node:crypto"
 import type { ScriptedAnswer } from "../../RecordingReceiver.js"
 import { type HookModel, touch } from "../Model.js"
 import type { Rng } from "../Rng.js"
@@ -36,18 +37,26 @@ const MOODS: ReadonlyArray<{ readonly answers: ReadonlyArray<ScriptedAnswer>; re
   { answers: [{ status: 201, after: Duration.seconds(12) }, 204], fallback: 204 }
 ]
 
+/** Attempts of a delivery that may get one of the mood's answers; later ones get its fallback. */
+const SCRIPTED = 6
+
+/**
+ * A receiver in a random mood. Each attempt's answer is drawn from the hook's seed, the delivery id and the attempt
+ * number (RecordingReceiver.ts): the same delivery attempt gets the same answer in every run of the seed, whatever
+ * order concurrent attempts arrive in (issue 19).
+ */
 const script = (rng: Rng) =>
   Effect.gen(function*() {
-    const mood = yield* rng.pick(MOODS)
-    const answers: Array<ScriptedAnswer> = []
-    for (let i = 0; i < 6; i++) {
-      answers.push(
-        (yield* rng.chance(0.6))
-          ? yield* rng.pick(mood.answers.length > 0 ? mood.answers : [mood.fallback])
-          : mood.fallback
-      )
+    const index = yield* rng.int(0, MOODS.length)
+    const mood = MOODS[index]!
+    const seed = yield* rng.int(0, 2 ** 31 - 1)
+    const pool = mood.answers.length > 0 ? mood.answers : [mood.fallback]
+    const answer = (deliveryId: string, attempt: number): ScriptedAnswer => {
+      if (attempt >= SCRIPTED) return mood.fallback
+      const h = createHash("sha256").update(`${seed} ${deliveryId} ${attempt}`).digest()
+      return h.readUInt32BE(0) / 2 ** 32 < 0.6 ? pool[h.readUInt32BE(4) % pool.length]! : mood.fallback
     }
-    return { answers, fallback: mood.fallback }
+    return { answer, describe: `mood ${index} seed ${seed}` }
   })
 
 const GRACES = [0, 60, undefined] as const
@@ -63,8 +72,8 @@ export const webhook: Op = {
       if (choice <= 2 || space.hooks.length === 0) {
         if (space.hooks.length >= 3) return undefined
         const url = `https://hooks.example.test/r${++sim.world.serial}`
-        const { answers, fallback } = yield* script(rng)
-        yield* sim.receiver.script(url, answers, fallback)
+        const receiver = yield* script(rng)
+        yield* sim.receiver.answerWith(url, receiver.answer)
         const events = yield* rng.pick(FILTERS)
         const created = yield* valid(
           sim,
@@ -85,9 +94,7 @@ export const webhook: Op = {
         space.hooks.push(hook)
         sim.world.hooksByUrl.set(url, hook)
         touch(sim.world, space, "webhooks")
-        return `webhook ${space.index} ${created.id} ${url} ${events.join(",")} ${JSON.stringify(answers)} then ${
-          JSON.stringify(fallback)
-        }`
+        return `webhook ${space.index} ${created.id} ${url} ${events.join(",")} ${receiver.describe}`
       }
       const hook = yield* rng.pick(space.hooks)
       const probe = { owner: space, read: Effect.flatMap(Webhooks, (w) => w.get(hook.id)) }
