@@ -3,16 +3,20 @@
  * collection and nothing of the parent's heap is counted): sends every pending delivery of a seeded SQLite file to
  * the receiver and reports how long that took and the heap and RSS before, during (sampled) and after.
  *
- * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment and untraced, as
- *   the standalone server runs it); the clock runs from starting the dispatcher until no delivery is pending.
+ * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment, untraced and
+ *   logging JSON lines, as the standalone server runs it); the clock runs from starting the dispatcher until no
+ *   delivery is pending.
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
- *   webhook, the body and both signatures are made with node:crypto exactly as `Signer.ts` makes them, an undici
- *   keep-alive `Pool` posts them with the same number in flight, and each answered delivery is marked delivered
- *   with its attempt record (the durable work D38 asks of the engine): one transaction per delivery, or one per
- *   `batch` deliveries.
+ *   webhook, the webhook's secret is decrypted with node:crypto from its stored form (AES-256-GCM under the key file
+ *   beside the database, as storage keeps it; once per stored value), the body and both signatures are made with
+ *   node:crypto exactly as `Signer.ts` makes them, an undici keep-alive `Pool` posts them with the same number in
+ *   flight, and each answered delivery is marked delivered with its attempt record (the durable work D38 asks of the
+ *   engine): one transaction per delivery, or one per `batch` deliveries. Each attempt writes its log line, JSON
+ *   with the fields of the engine's delivery log, in one write per 10 ms as the server's logger does.
  */
 import Database from "better-sqlite3"
-import { createHmac } from "node:crypto"
+import { createDecipheriv, createHmac } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 import { Pool } from "undici"
@@ -107,10 +111,14 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   // Loaded here, so that the raw loop's process starts without the engine's module graph.
   const { engineLayer } = await import("@support-engine/storage")
   const { DispatcherLive } = await import("@support-engine/webhooks")
-  const { Effect, Exit, Layer, ManagedRuntime, Scope } = await import("effect")
-  // Untraced, as the standalone server runs it (http's `Untraced`; core's Tracing.ts).
+  const { loggingLayer } = await import("@support-engine/http")
+  const { Effect, Exit, Layer, ManagedRuntime, Option, Scope } = await import("effect")
+  // Untraced and logging JSON lines, as the standalone server runs it (http's `Untraced` and `Logging.ts`).
   const runtime = ManagedRuntime.make(
-    engineLayer({ databaseUrl: `file:${request.file}` }).pipe(Layer.provide(Layer.setTracerEnabled(false)))
+    engineLayer({ databaseUrl: `file:${request.file}` }).pipe(
+      Layer.provideMerge(loggingLayer({ format: Option.some("json"), level: Option.none() })),
+      Layer.provide(Layer.setTracerEnabled(false))
+    )
   )
   await runtime.runPromise(Effect.void)
   const probe = openDatabase(request.file, true)
@@ -147,6 +155,8 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
 
 interface DueRow {
   readonly id: string
+  readonly workspace_id: string
+  readonly webhook_id: string
   readonly attempts: number
   readonly next_attempt_at: string
   readonly url: string
@@ -170,10 +180,47 @@ interface Done {
 const SECRET_PREFIX = "whsec_"
 const PAGE = 500
 
+/** Storage's form of a secret at rest, `v1:<key id>:<nonce>:<ciphertext and tag>`, bound to its webhook. */
+const secretOpener = (file: string) => {
+  const key = Buffer.from(readFileSync(`${file}.key`, "utf8").trim(), "base64")
+  const opened = new Map<string, string>()
+  return (stored: string, webhookId: string): string => {
+    let secret = opened.get(stored)
+    if (secret === undefined) {
+      const [, , nonce, sealed] = stored.split(":")
+      const body = Buffer.from(sealed!, "base64url")
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce!, "base64url"), { authTagLength: 16 })
+      decipher.setAAD(Buffer.from(`webhook:${webhookId}`, "utf8"))
+      decipher.setAuthTag(body.subarray(body.length - 16))
+      secret = Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString("utf8")
+      opened.set(stored, secret)
+    }
+    return secret
+  }
+}
+
+/** Log lines written together every 10 ms, as the server's JSON logger writes them. */
+const lineWriter = () => {
+  let lines: Array<string> = []
+  const flush = () => {
+    if (lines.length === 0) return
+    process.stdout.write(`${lines.join("\n")}\n`)
+    lines = []
+  }
+  const timer = setInterval(flush, 10)
+  return {
+    write: (line: string) => lines.push(line),
+    stop: () => {
+      clearInterval(timer)
+      flush()
+    }
+  }
+}
+
 const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const db = openDatabase(request.file)
   const due = db.prepare(
-    `SELECT d.id, d.attempts, d.next_attempt_at, w.url, w.secret, ws.organization_id, e.id AS event_id, e.event,
+    `SELECT d.id, d.workspace_id, d.webhook_id, d.attempts, d.next_attempt_at, w.url, w.secret, ws.organization_id, e.id AS event_id, e.event,
        e.occurred_at, e.actor_type, e.actor_id, e.data
      FROM webhook_deliveries d
      JOIN webhooks w ON w.id = d.webhook_id
@@ -198,6 +245,8 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
       insertAttempt.run(d.row.id, d.row.attempts + 1, d.attemptedAt, Math.round(d.durationMs), d.status)
     }
   })
+  const openSecret = secretOpener(request.file)
+  const log = lineWriter()
   const keys = new Map<string, Buffer>()
   const standardKey = (secret: string) => {
     let key = keys.get(secret)
@@ -241,7 +290,8 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
       actor: { type: row.actor_type, id: row.actor_id }
     })
     const timestamp = Math.floor(attemptedAt.getTime() / 1000)
-    const standard = createHmac("sha256", standardKey(row.secret)).update(`${row.id}.${timestamp}.`).update(body)
+    const secret = openSecret(row.secret, row.webhook_id)
+    const standard = createHmac("sha256", standardKey(secret)).update(`${row.id}.${timestamp}.`).update(body)
     const url = new URL(row.url)
     const response = await pool.request({
       path: url.pathname,
@@ -252,7 +302,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
         "X-Service-Event": row.event,
         "X-Service-Delivery": row.id,
         "X-Service-Event-Id": row.event_id,
-        "X-Service-Signature": createHmac("sha256", Buffer.from(row.secret, "utf8")).update(body).digest("hex"),
+        "X-Service-Signature": createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("hex"),
         "webhook-id": row.id,
         "webhook-timestamp": String(timestamp),
         "webhook-signature": `v1,${standard.digest("base64")}`
@@ -274,6 +324,25 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
       batch.push(done)
       if (batch.length >= request.batch) mark(batch.splice(0))
     }
+    log.write(JSON.stringify({
+      message: "webhook delivery",
+      logLevel: "INFO",
+      timestamp: new Date().toISOString(),
+      annotations: {
+        webhook_id: row.webhook_id,
+        delivery_id: row.id,
+        workspace_id: row.workspace_id,
+        event: row.event,
+        event_id: row.event_id,
+        attempt: row.attempts + 1,
+        outcome: "answered",
+        status: response.statusCode,
+        error: null,
+        duration_ms: done.durationMs,
+        result: "delivered",
+        next_attempt_at: null
+      }
+    }))
   }
 
   const before = collect()
@@ -284,6 +353,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
   }
   await Promise.all(Array.from({ length: request.concurrency }, worker))
   if (batch.length > 0) mark(batch.splice(0))
+  log.stop()
   const elapsedMs = performance.now() - start
   sampling.stop()
   const after = collect()

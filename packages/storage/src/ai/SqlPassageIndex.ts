@@ -7,6 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { AgentId, Citation, CitationType, PassageIndex, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
 import { TRAINING_VECTOR, TRANSLATION_VECTOR } from "../migrations/0016_ai_passages.js"
+import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -51,7 +52,7 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
                   AND ${linked("p.source_id", r.agent_id)})
               OR (p.source_type = 'kb_article'
                   AND EXISTS (SELECT 1 FROM kb_articles k WHERE k.id = p.source_id AND k.status = 'published')))
-          ORDER BY f.rank, p.id LIMIT ${r.limit}`
+          ORDER BY f.rank, p.id ${limit(sql, r.limit)}`
 
     const pg = (r: typeof Request.Encoded) => {
       const query = r.words.join(" | ")
@@ -68,7 +69,7 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
           FROM kb_article_translations tr JOIN kb_articles k ON k.id = tr.article_id,
                to_tsquery('english', ${query}) q
           WHERE tr.workspace_id = ${r.workspace_id} AND ${translationVector} @@ q AND k.status = 'published'
-        ) found ORDER BY score DESC, tie LIMIT ${r.limit}`
+        ) found ORDER BY score DESC, tie ${limit(sql, r.limit)}`
     }
 
     const find = RowSchema.findAll({

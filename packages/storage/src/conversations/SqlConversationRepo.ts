@@ -21,6 +21,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
+import { limit as limitClause } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
@@ -161,7 +162,7 @@ export const SqlConversationRepoLive: Layer.Layer<
     Result: ConversationRow,
     execute: ({ limit, offset, ...request }) =>
       sql`SELECT c.* FROM ${searchBody(request)}
-          ORDER BY best.score, c.created_at DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}`
+          ORDER BY best.score, c.created_at DESC, c.id DESC ${limitClause(sql, limit, offset)}`
   })
   const searchCount = RowSchema.single({
     Request: SearchRequest,

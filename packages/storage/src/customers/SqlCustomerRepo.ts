@@ -5,6 +5,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
+import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
@@ -100,7 +101,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             pg: () => sql`ts_rank(s.document, to_tsquery('simple', ${r.match})) DESC`,
             orElse: () => sql`bm25(customer_text_search)`
           })
-        }, c.created_at DESC, c.id DESC LIMIT ${r.limit} OFFSET ${r.offset}`
+        }, c.created_at DESC, c.id DESC ${limit(sql, r.limit, r.offset)}`
     })
     const searchCount = RowSchema.single({
       Request: SearchRequest,

@@ -5,6 +5,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
+import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -79,7 +80,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
         sql`SELECT * FROM events WHERE workspace_id = ${r.workspace_id} AND id > ${r.after}
             AND target_webhook_id IS NULL
             ${r.event === undefined ? sql`` : sql`AND event = ${r.event}`}
-            ORDER BY id ASC LIMIT ${r.limit}`
+            ORDER BY id ASC ${limit(sql, r.limit)}`
     })
 
     return Outbox.of({

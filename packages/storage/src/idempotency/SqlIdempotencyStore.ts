@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { IdempotencyStore, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
+import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
@@ -55,7 +56,7 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
         Effect.zipRight(
           sql`DELETE FROM idempotency_keys WHERE (workspace_id, idempotency_key) IN (
                 SELECT workspace_id, idempotency_key FROM idempotency_keys WHERE expires_at <= ${ts(now)}
-                LIMIT ${PURGE_BATCH})`,
+                ${limit(sql, PURGE_BATCH)})`,
           sql`INSERT INTO idempotency_keys (workspace_id, idempotency_key, fingerprint, status, body, headers,
                 created_at, expires_at) VALUES (${workspaceId}, ${key}, ${outcome.fingerprint}, ${outcome.status},
                 ${outcome.body}, ${p.json(outcome.headers)}, ${ts(now)}, ${ts(expiresAt)})

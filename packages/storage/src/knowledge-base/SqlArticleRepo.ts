@@ -16,6 +16,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
+import { limit as limitClause } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
@@ -143,7 +144,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       Result: ArticleRow,
       execute: ({ limit, offset, ...r }) =>
         sql`SELECT ${ARTICLE_PREFIXED} FROM ${searchBody(r)}
-            ORDER BY best.score, a.created_at DESC, a.id DESC LIMIT ${limit} OFFSET ${offset}`
+            ORDER BY best.score, a.created_at DESC, a.id DESC ${limitClause(sql, limit, offset)}`
     })
     const searchCount = RowSchema.single({
       Request: SearchRequest,

@@ -25,6 +25,15 @@ export const keyIdOf = (key: Uint8Array): string =>
 
 const failed = (message: string) => Either.left(new SecretDecryptionFailed({ message }))
 
+/**
+ * Decrypted secrets kept per stored value and context, at most this many. The dispatcher decrypts a webhook's
+ * secret for every delivery it claims; a fresh decipher each time was a tenth of its CPU time on a busy queue
+ * (docs/performance.md, Webhooks). A stored value has its own random nonce, so a rotated or re-encrypted secret is a
+ * new entry, and the old one ages out. The process holds the key that decrypts every entry, so keeping them
+ * decrypted in memory exposes nothing that memory did not already hold.
+ */
+const DECRYPTED_CACHE_SIZE = 1_024
+
 /** The cipher for `current` (encrypts and decrypts) and `previous` (decrypts only). */
 export const makeAesGcmCipher = (
   current: Redacted.Redacted<Uint8Array>,
@@ -44,6 +53,13 @@ export const makeAesGcmCipher = (
       : Option.none()
   }
 
+  const decrypted = new Map<string, Redacted.Redacted<string>>()
+  const remember = (entry: string, plain: Redacted.Redacted<string>) => {
+    if (decrypted.size >= DECRYPTED_CACHE_SIZE) decrypted.delete(decrypted.keys().next().value!)
+    decrypted.set(entry, plain)
+    return plain
+  }
+
   return {
     keyId,
     keyIds: [...keys.keys()],
@@ -55,6 +71,9 @@ export const makeAesGcmCipher = (
       return `${VERSION}:${keyId}:${nonce.toString("base64url")}:${body.toString("base64url")}`
     },
     decrypt: (stored, context) => {
+      const entry = `${context}\n${stored}`
+      const known = decrypted.get(entry)
+      if (known !== undefined) return Either.right(known)
       const parts = parse(stored)
       if (Option.isNone(parts)) {
         return failed("The stored webhook secret is not in an encrypted form this version reads.")
@@ -77,7 +96,7 @@ export const makeAesGcmCipher = (
         decipher.setAAD(Buffer.from(context, "utf8"))
         decipher.setAuthTag(body.subarray(body.length - TAG_BYTES))
         const plain = Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()])
-        return Either.right(Redacted.make(plain.toString("utf8")))
+        return Either.right(remember(entry, Redacted.make(plain.toString("utf8"))))
       } catch {
         // node:crypto throws when the tag does not authenticate: the value or its context was changed.
         return failed("The stored webhook secret does not authenticate: it was changed or belongs to another webhook.")

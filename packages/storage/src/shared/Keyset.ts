@@ -12,6 +12,7 @@ import type { SqlClient } from "@effect/sql"
 import type { SliceRequest } from "@support-engine/core"
 import { Effect, Schema } from "effect"
 import { ts } from "./Columns.js"
+import { limit } from "./Limit.js"
 
 /** The columns a list orders by: its own time column (D18) and the one `updated_since` reads. */
 export interface KeysetColumns {
@@ -49,14 +50,14 @@ export const keyset = (sql: SqlClient.SqlClient, w: Window, columns: KeysetColum
     const after = w.after_at === null || w.after_id === null
       ? sql``
       : sql`AND ${t} <= ${w.after_at} AND (${t} < ${w.after_at} OR ${id} < ${w.after_id})`
-    return sql`${after} ORDER BY ${t} DESC, ${id} DESC LIMIT ${w.limit} OFFSET ${w.offset}`
+    return sql`${after} ORDER BY ${t} DESC, ${id} DESC ${limit(sql, w.limit, w.offset)}`
   }
   const u = sql.literal(columns.updated)
   const since = w.since === null ? sql`` : sql`AND ${u} >= ${w.since}`
   const after = w.after_at === null || w.after_id === null
     ? sql``
     : sql`AND ${u} >= ${w.after_at} AND (${u} > ${w.after_at} OR ${id} > ${w.after_id})`
-  return sql`${since} ${after} ORDER BY ${u} ASC, ${id} ASC LIMIT ${w.limit} OFFSET ${w.offset}`
+  return sql`${since} ${after} ORDER BY ${u} ASC, ${id} ASC ${limit(sql, w.limit, w.offset)}`
 }
 
 /** The list's total, unless the slice is a keyset page that does not want it (then 0, unread). */

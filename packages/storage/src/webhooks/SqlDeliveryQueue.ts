@@ -19,6 +19,7 @@ import {
 } from "@support-engine/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbInt, DbTimestamp, params, ts, types } from "../shared/Columns.js"
+import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
@@ -83,7 +84,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
                 FROM webhooks w CROSS JOIN LATERAL (
                   SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
                   WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
-                  ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers} FOR UPDATE SKIP LOCKED) d
+                  ORDER BY x.next_attempt_at, x.id ${limit(sql, r.offers)} FOR UPDATE SKIP LOCKED) d
                 WHERE w.is_active = ${active} AND ${open}`,
             // SQLite has no LATERAL: the same per-webhook subquery, correlated in the join.
             orElse: () =>
@@ -91,7 +92,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
                 FROM webhooks w JOIN webhook_deliveries d ON d.id IN (
                   SELECT x.id FROM webhook_deliveries x
                   WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ${r.now}
-                  ORDER BY x.next_attempt_at, x.id LIMIT ${r.offers})
+                  ORDER BY x.next_attempt_at, x.id ${limit(sql, r.offers)})
                 WHERE w.is_active = ${active} AND ${open}`
           })
           // SQLite would serve the GROUP BY from a whole-table index scan; the claimant index holds only leased rows.
@@ -116,7 +117,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
                 WHERE b.webhook_rank <= ${r.perWebhook}),
               chosen AS (
                 SELECT id FROM by_workspace WHERE workspace_rank <= ${r.perWorkspace}
-                ORDER BY workspace_rank, next_attempt_at, id LIMIT ${r.limit})
+                ORDER BY workspace_rank, next_attempt_at, id ${limit(sql, r.limit)})
             UPDATE webhook_deliveries SET claimed_by = ${r.claimant}, leased_until = ${r.lease},
               next_attempt_at = ${r.lease}
             WHERE id IN (SELECT id FROM chosen) AND status = 'pending' AND next_attempt_at <= ${r.now}

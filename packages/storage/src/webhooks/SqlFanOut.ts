@@ -21,6 +21,7 @@ import { SqlClient } from "@effect/sql"
 import { afterCommit, type Event, IdGenerator, type WorkspaceId } from "@support-engine/core"
 import { Effect, Schema } from "effect"
 import { params, types } from "../shared/Columns.js"
+import { limit as limitClause } from "../shared/Limit.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { persist } from "./WebhookRows.js"
 
@@ -147,7 +148,7 @@ export const makeFanOut = Effect.gen(function*() {
     Effect.gen(function*() {
       const lock = isPg ? sql`FOR UPDATE SKIP LOCKED` : sql``
       const rows = yield* sql`SELECT event_id, workspace_id FROM pending_fanouts ORDER BY event_id
-        LIMIT ${limit} ${lock}`
+        ${limitClause(sql, limit)} ${lock}`
       return (yield* fanOutMarkers(rows)).length
     }).pipe(sql.withTransaction, persist)
 
@@ -162,7 +163,7 @@ export const makeFanOut = Effect.gen(function*() {
       const lock = isPg ? (locking === "wait" ? sql`FOR UPDATE` : sql`FOR UPDATE SKIP LOCKED`) : sql``
       for (;;) {
         const rows = yield* sql`SELECT event_id, workspace_id FROM pending_fanouts
-          WHERE workspace_id = ${workspaceId} ORDER BY event_id LIMIT ${DRAIN_CHUNK} ${lock}`
+          WHERE workspace_id = ${workspaceId} ORDER BY event_id ${limitClause(sql, DRAIN_CHUNK)} ${lock}`
         // Until a statement finds none: rows another transaction deleted meanwhile shorten a chunk.
         if ((yield* fanOutMarkers(rows)).length === 0) return
       }
