@@ -180,9 +180,13 @@ interface Done {
 const SECRET_PREFIX = "whsec_"
 const PAGE = 500
 
-/** Storage's form of a secret at rest, `v1:<key id>:<nonce>:<ciphertext and tag>`, bound to its webhook. */
+/**
+ * Storage's form of a secret at rest, `v1:<key id>:<nonce>:<ciphertext and tag>`, bound to its webhook, under
+ * `SUPPORT_SECRET_KEY` (base64, or 64 hex digits) or else the key file beside the database (docs/configuration.md).
+ */
 const secretOpener = (file: string) => {
-  const key = Buffer.from(readFileSync(`${file}.key`, "utf8").trim(), "base64")
+  const text = (process.env["SUPPORT_SECRET_KEY"] ?? readFileSync(`${file}.key`, "utf8")).trim()
+  const key = Buffer.from(text, /^[0-9a-f]{64}$/i.test(text) ? "hex" : "base64")
   const opened = new Map<string, string>()
   return (stored: string, webhookId: string): string => {
     let secret = opened.get(stored)
