@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { EngineLive, type EngineService, Tracing, TrainingWorker } from "@support-engine/core"
-import { IoSchedulerSeam, NodeBodySeam } from "@support-engine/http"
+import { IoSchedulerSeam, JsonLogLinesSeam, NodeBodySeam } from "@support-engine/http"
 import { DirectStatementsSeam, engineLayer, layerFromClient, type StoragePorts } from "@support-engine/storage"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
@@ -15,7 +15,14 @@ import { randomBytes } from "node:crypto"
 // SUPPORT_SECRET_KEY (docs/configuration.md). A random key for the run, inherited by the servers the bench starts.
 process.env["SUPPORT_SECRET_KEY"] ??= randomBytes(32).toString("base64")
 
-export const SEAMS = ["sqlite-client", "direct-statements", "untraced-fn", "node-body", "io-scheduler"] as const
+export const SEAMS = [
+  "sqlite-client",
+  "direct-statements",
+  "untraced-fn",
+  "node-body",
+  "io-scheduler",
+  "json-log-lines"
+] as const
 export type Seam = (typeof SEAMS)[number]
 
 /** `BENCH_STOCK` (comma-separated seam names) as a set. */
@@ -28,7 +35,8 @@ export const seamSwitches = (stock: ReadonlySet<Seam>) =>
     Layer.locallyScoped(Tracing.UntracedFnSeam, !stock.has("untraced-fn")),
     Layer.locallyScoped(DirectStatementsSeam, !stock.has("direct-statements")),
     Layer.locallyScoped(NodeBodySeam, !stock.has("node-body")),
-    Layer.locallyScoped(IoSchedulerSeam, !stock.has("io-scheduler"))
+    Layer.locallyScoped(IoSchedulerSeam, !stock.has("io-scheduler")),
+    Layer.locallyScoped(JsonLogLinesSeam, !stock.has("json-log-lines"))
   )
 
 /** The pragmas the engine's SQLite client sets on its connections (storage's SqliteClient.ts). */

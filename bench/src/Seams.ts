@@ -1,11 +1,25 @@
 /**
  * `pnpm bench --seams`: every speed seam of the engine against the stock part it replaces, in one run
  * (docs/performance.md, Seams). A seam is switched off by its fiber ref (SeamSwitches.ts, read when the engine's
- * layers are built), except the SQLite client, whose stock part is `@effect/sql-sqlite-node` under the same repositories, and
- * model construction, measured on `Customer` against a plain `Schema.Class` of the same fields.
+ * layers are built), except the SQLite client, whose stock part is `@effect/sql-sqlite-node` under the same repositories,
+ * model construction, measured on `Customer` against a plain `Schema.Class` of the same fields, and JSON log lines,
+ * measured directly on a request line against `Logger.jsonLogger` as well as over HTTP.
  */
 import { Customer, CustomerId, Principal, type PrincipalShape } from "@support-engine/core"
-import { DateTime, Effect, ManagedRuntime, Schema } from "effect"
+import { jsonLogLines } from "@support-engine/http"
+import {
+  Cause,
+  DateTime,
+  Effect,
+  FiberId,
+  FiberRefs,
+  HashMap,
+  List,
+  Logger,
+  LogLevel,
+  ManagedRuntime,
+  Schema
+} from "effect"
 import { performance } from "node:perf_hooks"
 import { customerFields, operationRequests } from "./Fixtures.js"
 import { effectOps, type Operation, OPERATIONS, pageFor, principalOf } from "./InProcess.js"
@@ -58,6 +72,45 @@ export const modelAB = (rounds: number, ms: number): AB => {
   return {
     seam: "model",
     benchmark: "new Customer(...) (ops/s)",
+    stock: median(stockRounds),
+    seamed: median(seamedRounds),
+    stockRounds,
+    seamedRounds
+  }
+}
+
+/** The request log's line (RequestLog.ts) as the logger receives it. */
+const requestLine: Logger.Logger.Options<unknown> = {
+  fiberId: FiberId.make(12, 0),
+  logLevel: LogLevel.Info,
+  message: ["request"],
+  cause: Cause.empty,
+  context: FiberRefs.unsafeMake(new Map()),
+  spans: List.empty(),
+  annotations: HashMap.make(
+    ["request_id", "0b6c3c0e-6f7e-4a55-9a4c-1f2e3d4c5b6a"],
+    ["method", "GET"],
+    ["route", "/v1/customers/:id"],
+    ["status", 200],
+    ["duration_ms", 1.234],
+    ["workspace_id", "5b6a0b6c-3c0e-6f7e-4a55-9a4c1f2e3d4c"]
+  ),
+  date: new Date()
+}
+
+/** JSON log lines: the request line formatted by the seam against `Logger.jsonLogger`. */
+export const logLineAB = (rounds: number, ms: number): AB => {
+  const stockRounds: Array<number> = []
+  const seamedRounds: Array<number> = []
+  let length = 0
+  for (let round = 0; round < rounds; round++) {
+    stockRounds.push(rateOf(ms, () => length += Logger.jsonLogger.log(requestLine).length))
+    seamedRounds.push(rateOf(ms, () => length += jsonLogLines.log(requestLine).length))
+  }
+  if (length === 0) throw new Error("no line was written")
+  return {
+    seam: "json-log-lines",
+    benchmark: "a request log line (lines/s)",
     stock: median(stockRounds),
     seamed: median(seamedRounds),
     stockRounds,
@@ -261,6 +314,8 @@ export const seamsPhase = async (
   if (rawPrincipal === null) throw new Error("seeded token does not authenticate")
   log("seams: model construction")
   const model = modelAB(settings.rounds, settings.modelMs)
+  log("seams: JSON log lines")
+  const logLine = logLineAB(settings.rounds, settings.modelMs)
   log("seams: in-process, untraced")
   const inProcess = await inProcessAB(
     seeded,
@@ -271,5 +326,5 @@ export const seamsPhase = async (
   )
   log("seams: HTTP, one engine server per variant")
   const http = await httpAB(seeded, settings.http, log)
-  return [model, ...inProcess, ...http]
+  return [model, logLine, ...inProcess, ...http]
 }

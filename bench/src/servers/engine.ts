@@ -18,9 +18,10 @@ const server = stock.size === 0
         : EngineFromEnv
     ),
     Layer.provide(Untraced),
-    Layer.provide(seamSwitches(stock)),
     // As StandaloneLive: every variant writes the request log (the parent discards the child's stdout).
-    Layer.provide(LoggingFromEnv())
+    Layer.provide(LoggingFromEnv()),
+    // Built first, so that every layer after it, the logger's included, reads the switches.
+    Layer.provide(seamSwitches(stock))
   )
 
 Effect.runFork(Layer.launch(server))

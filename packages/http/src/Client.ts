@@ -1,7 +1,7 @@
 /** The typed client of the API for TypeScript hosts: every endpoint, with core's request and error types. */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { fieldErrors, ValidationError } from "@support-engine/core"
-import { Effect, FiberRef, identity, ParseResult, Predicate, type Redacted } from "effect"
+import { Effect, Either, FiberRef, identity, ParseResult, Predicate, type Redacted, Schema } from "effect"
 import { Api } from "./Api.js"
 
 export interface ClientOptions {
@@ -42,6 +42,20 @@ const markAnswerErrors = (effect: Effect.Effect<unknown, unknown>) =>
   })
 
 /**
+ * The request schemas stop at their first error (shared/Requests.ts): a refused request is encoded again from the
+ * failure's root with `errors: "all"`, so the client reports every field error, as the server does (D13).
+ */
+const everyError = (error: ParseResult.ParseError): ParseResult.ParseError => {
+  const { issue } = error
+  // A root issue names the schema that failed; only a field's issue can be missing, unexpected or a pointer.
+  if (issue._tag === "Missing" || issue._tag === "Unexpected" || issue._tag === "Pointer") return error
+  return Either.match(ParseResult.encodeUnknownEither(Schema.make(issue.ast), { errors: "all" })(issue.actual), {
+    onLeft: (all) => new ParseResult.ParseError({ issue: all }),
+    onRight: () => error
+  })
+}
+
+/**
  * A request the client refuses before sending fails with the same `ValidationError` (and the same plain field
  * messages, D51) that the server would answer with a 422, so a host handles both in one place. A malformed answer
  * from the server stays a `ParseError`: it is not the caller's input that is wrong.
@@ -51,7 +65,7 @@ const requestErrorsAsValidation =
     Effect.catchIf(
       method(...args),
       (error) => ParseResult.isParseError(error) && !answerErrors.has(error),
-      (error) => Effect.fail(new ValidationError({ errors: fieldErrors(error as ParseResult.ParseError) }))
+      (error) => Effect.fail(new ValidationError({ errors: fieldErrors(everyError(error as ParseResult.ParseError)) }))
     )
 
 /** Wraps every endpoint of a client made by `HttpApiClient.make`: groups of methods, and top-level methods. */
