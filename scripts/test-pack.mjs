@@ -10,7 +10,9 @@
  *    must end up in the host. The host's own tools (typescript, @types/node, standardwebhooks) come first.
  * 3. Takes the programs from README.md (each fenced block after a `<!-- host: src/NAME.ts -->` line), typechecks them
  *    with `strict` and `skipLibCheck: false`, compiles and runs them with Node, and checks what they print.
- * 4. Starts `npx support-engine serve` in the host and calls /health and a list with the token it printed.
+ * 4. Starts `npx support-engine serve` in the host and calls /health and a list with the token it printed; then again
+ *    with `SUPPORT_AI_PROVIDER=openai` and `=anthropic` against a loopback stand-in for each provider's API, and asks
+ *    an agent a question that the stand-in answers.
  *
  * `--node PATH` runs everything (npm's install scripts included) with that Node binary (.ci/run passes Node 24's);
  * `--no-build` skips the build, `--tarballs DIR` takes packed tarballs from DIR, `--keep` leaves the host folder. Prints `N passed, N failed` last.
@@ -21,6 +23,7 @@
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -83,7 +86,7 @@ export const readmePrograms = (markdown) => {
 
 const host = await mkdtemp(join(tmpdir(), `support-engine-host-${version}-`))
 if (host.startsWith(`${root}/`)) throw new Error("the host must be outside the workspace")
-let serve
+const servers = []
 try {
   // The build runs the workspace's own code (the CLI's code-cache start uses the workspace's better-sqlite3), so it
   // runs with the Node that installed the workspace, not the Node under test.
@@ -212,26 +215,29 @@ try {
     /^not found: NotFound 404$/m
   ])
 
-  await check("npx support-engine serve: /health and a list with the printed token", async () => {
-    serve = spawn("npx", ["--no-install", "support-engine", "serve"], {
+  /** `npx support-engine serve` in the host with `extra` in its environment; resolves once it printed its token. */
+  const startServe = async (database, extra = {}) => {
+    const child = spawn("npx", ["--no-install", "support-engine", "serve"], {
       cwd: app,
       env: {
         ...env,
         SUPPORT_PORT: "0",
         SUPPORT_HOST: "127.0.0.1",
-        SUPPORT_DATABASE_URL: `file:${join(host, "serve.db")}`
+        SUPPORT_DATABASE_URL: `file:${join(host, database)}`,
+        ...extra
       },
       stdio: ["ignore", "pipe", "pipe"],
       // npx runs the bin in a child of its own and does not pass SIGTERM on; a group of its own lets `finally` stop
       // the server itself, which would otherwise keep running and hold this script's pipes open.
       detached: true
     })
+    servers.push(child)
     let stdout = ""
     let stderr = ""
-    serve.stderr.on("data", (chunk) => (stderr += chunk))
-    const { token, url } = await new Promise((ok, fail) => {
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    return new Promise((ok, fail) => {
       const timer = setTimeout(() => fail(new Error(`no start within 60 s:\n${stdout}\n${stderr}`)), 60_000)
-      serve.stdout.on("data", (chunk) => {
+      child.stdout.on("data", (chunk) => {
         stdout += chunk
         const listening = /listening on (\S+)/.exec(stdout)
         const exported = /export SUPPORT_TOKEN='([^']+)'/.exec(stdout)
@@ -240,8 +246,12 @@ try {
           ok({ url: listening[1], token: exported[1] })
         }
       })
-      serve.once("exit", (code) => fail(new Error(`serve exited (${code}):\n${stdout}\n${stderr}`)))
+      child.once("exit", (code) => fail(new Error(`serve exited (${code}):\n${stdout}\n${stderr}`)))
     })
+  }
+
+  await check("npx support-engine serve: /health and a list with the printed token", async () => {
+    const { token, url } = await startServe("serve.db")
     const health = await fetch(`${url}/health`)
     if (health.status !== 200) throw new Error(`/health: ${health.status}`)
     const list = await fetch(`${url}/v1/customers`, { headers: { authorization: `Bearer ${token}` } })
@@ -250,8 +260,99 @@ try {
       throw new Error(`/v1/customers: ${list.status} ${JSON.stringify(body)}`)
     }
   })
+
+  // A remote model provider from the installed package: a loopback stand-in for its API answers every call.
+  const answer = "We ship to every country within five days."
+  const providers = {
+    openai: {
+      reply: {
+        id: "r",
+        object: "response",
+        status: "completed",
+        created_at: 1,
+        model: "m",
+        output: [{
+          id: "o",
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: answer, annotations: [] }]
+        }],
+        usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 }
+      },
+      env: (origin) => ({
+        SUPPORT_AI_PROVIDER: "openai",
+        SUPPORT_OPENAI_API_KEY: "sk-test",
+        SUPPORT_OPENAI_BASE_URL: `${origin}/v1`
+      })
+    },
+    anthropic: {
+      reply: {
+        id: "m",
+        type: "message",
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: answer }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 }
+      },
+      env: (origin) => ({
+        SUPPORT_AI_PROVIDER: "anthropic",
+        SUPPORT_ANTHROPIC_API_KEY: "sk-ant-test",
+        SUPPORT_ANTHROPIC_BASE_URL: origin
+      })
+    }
+  }
+  for (const [name, provider] of Object.entries(providers)) {
+    await check(
+      `npx support-engine serve with SUPPORT_AI_PROVIDER=${name}: /health, and an agent answers through the provider`,
+      async () => {
+        const stub = createServer((req, res) => {
+          req.resume()
+          req.on("end", () => {
+            res.writeHead(200, { "content-type": "application/json" })
+            res.end(JSON.stringify(provider.reply))
+          })
+        })
+        await new Promise((ok) => stub.listen(0, "127.0.0.1", ok))
+        try {
+          const { token, url } = await startServe(`${name}.db`, {
+            ...provider.env(`http://127.0.0.1:${stub.address().port}`),
+            SUPPORT_DEFAULT_AGENT_MODEL: "test-model"
+          })
+          if ((await fetch(`${url}/health`)).status !== 200) throw new Error("/health did not answer 200")
+          const call = async (method, path, body) => {
+            const response = await fetch(`${url}/v1${path}`, {
+              method,
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              body: JSON.stringify(body)
+            })
+            const json = await response.json()
+            if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+            return json
+          }
+          const article = await call("POST", "/kb-articles", {
+            translations: [{ locale: "en", title: "Shipping", content: "We ship worldwide within five days." }]
+          })
+          await call("PUT", `/kb-articles/${article.id}`, { status: "published" })
+          const agent = await call("POST", "/agents", { name: "Ada", description: "Answers shipping questions." })
+          const asked = await call("POST", `/agents/${agent.id}/ask`, {
+            question: "Do you ship worldwide?",
+            channel: "chat"
+          })
+          if (asked.answer !== answer) {
+            throw new Error(`the answer did not come from the provider: ${JSON.stringify(asked)}`)
+          }
+        } finally {
+          stub.closeAllConnections()
+          await new Promise((ok) => stub.close(ok))
+        }
+      }
+    )
+  }
 } finally {
-  if (serve !== undefined) {
+  for (const serve of servers) {
     await stopGroup(serve)
     serve.stdout.destroy()
     serve.stderr.destroy()

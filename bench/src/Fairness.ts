@@ -30,7 +30,7 @@ import {
 } from "@support-engine/core"
 import { engineLayer } from "@support-engine/storage"
 import { Dispatcher, DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
-import { Effect, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Schedule } from "effect"
+import { Effect, Fiber, Layer, ManagedRuntime, References, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -132,16 +132,16 @@ export const fairnessPhase = async (
   const [silentPort, fastPort] = [await listen(silent), await listen(fast)]
 
   const config = WebhookConfig.layer({ allowPrivate: true })
-  const services = Webhooks.DefaultWithoutDependencies.pipe(
+  const services = Webhooks.layerWithoutDependencies.pipe(
     Layer.provideMerge(Layer.merge(config, DnsHostResolver)),
     Layer.provideMerge(engineLayer({ databaseUrl }))
   )
-  const stack = Dispatcher.DefaultWithoutDependencies.pipe(
+  const stack = Dispatcher.layerWithoutDependencies.pipe(
     Layer.provideMerge(WebhookTransport.Undici),
     Layer.provideMerge(services)
   )
   // No log lines: B's deliveries would each write one to this terminal, which is not what is measured.
-  const runtime = ManagedRuntime.make(stack.pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.None))))
+  const runtime = ManagedRuntime.make(stack.pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))))
   try {
     const workspace = (name: string, hooks: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -209,10 +209,11 @@ export const fairnessPhase = async (
       `fairness: writes with 20 webhooks per event vs none (${settings.rounds} rounds of ${settings.measureMs} ms)`
     )
     let n = 0
-    const finishFanOut = Effect.flatMap(
-      DeliveryQueue,
-      (queue) => Effect.iterate(200, { while: (made) => made > 0, body: () => queue.fanOut(200) })
-    )
+    const finishFanOut = Effect.gen(function*() {
+      const queue = yield* DeliveryQueue
+      let made = 200
+      while (made > 0) made = yield* queue.fanOut(200)
+    })
     const writes = async (principal: PrincipalShape) => {
       const start = performance.now()
       let ops = 0

@@ -69,9 +69,9 @@ const effectRate = <E, R>(budget: Budget, op: (i: number) => Effect.Effect<unkno
     return rateOf(i, performance.now() - start)
   })
 
-const encodeCustomer = Schema.encode(Customer)
-const encodePage = Schema.encode(PageSchema(Customer))
-const encodeConversation = Schema.encode(Conversation)
+const encodeCustomer = Schema.encodeEffect(Customer)
+const encodePage = Schema.encodeEffect(PageSchema(Customer))
+const encodeConversation = Schema.encodeEffect(Conversation)
 
 /** The principal an API token of the seeded workspace stands for. */
 export const principalOf = (seeded: Seeded, organizationId: string) => ({

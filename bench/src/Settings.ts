@@ -6,8 +6,6 @@ import { fileURLToPath } from "node:url"
 export const here = dirname(fileURLToPath(import.meta.url))
 export const root = resolve(here, "../..")
 export const quick = process.argv.includes("--quick")
-/** `--seams`: only the A/B of every speed seam against its stock part (Seams.ts). */
-export const seamsOnly = process.argv.includes("--seams")
 /** `--search`: only the search-at-scale phase (its seeds take minutes at 1,000,000 rows). */
 export const searchOnly = process.argv.includes("--search")
 /** `--ai`: only agent retrieval at 10,000 and 1,000,000 passages (AiRetrieval.ts). */
@@ -32,13 +30,7 @@ export const settings = quick
     scaleSamples: 150,
     startupSamples: 1,
     webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 },
-    builds: { customers: 100_000, rounds: 4, warmupMs: 500, measureMs: 1_500, connections: 50, stepRequests: 100 },
-    seams: {
-      rounds: 3,
-      inProcessMs: 400,
-      modelMs: 200,
-      http: { rounds: 3, warmupMs: 400, measureMs: 900, connections: 50 }
-    }
+    builds: { customers: 100_000, rounds: 4, warmupMs: 500, measureMs: 1_500, connections: 50, stepRequests: 100 }
   }
   : {
     customers: 100_000,
@@ -49,13 +41,7 @@ export const settings = quick
     scaleSamples: 500,
     startupSamples: 3,
     webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 },
-    builds: { customers: 100_000, rounds: 8, warmupMs: 500, measureMs: 2_000, connections: 50, stepRequests: 300 },
-    seams: {
-      rounds: 5,
-      inProcessMs: 1_000,
-      modelMs: 500,
-      http: { rounds: 3, warmupMs: 1_000, measureMs: 3_000, connections: 50 }
-    }
+    builds: { customers: 100_000, rounds: 8, warmupMs: 500, measureMs: 2_000, connections: 50, stepRequests: 300 }
   }
 
 export const started = performance.now()

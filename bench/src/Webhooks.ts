@@ -89,7 +89,7 @@ export const RAW_BATCH = 100
 
 /** A database with one webhook on `url` and `count` pending deliveries to it, due in the past. */
 export const seedDeliveries = async (file: string, url: string, count: number): Promise<void> => {
-  const services = Webhooks.DefaultWithoutDependencies.pipe(
+  const services = Webhooks.layerWithoutDependencies.pipe(
     Layer.provideMerge(Layer.merge(WebhookConfig.layer({ allowPrivate: true }), DnsHostResolver)),
     Layer.provideMerge(engineLayer({ databaseUrl: `file:${file}` }))
   )

@@ -112,12 +112,12 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const { engineLayer } = await import("@support-engine/storage")
   const { DispatcherLive } = await import("@support-engine/webhooks")
   const { loggingLayer } = await import("@support-engine/http")
-  const { Effect, Exit, Layer, ManagedRuntime, Option, Scope } = await import("effect")
+  const { Effect, Exit, Layer, ManagedRuntime, Option, References, Scope } = await import("effect")
   // Untraced and logging JSON lines, as the standalone server runs it (http's `Untraced` and `Logging.ts`).
   const runtime = ManagedRuntime.make(
     engineLayer({ databaseUrl: `file:${request.file}` }).pipe(
       Layer.provideMerge(loggingLayer({ format: Option.some("json"), level: Option.none() })),
-      Layer.provide(Layer.setTracerEnabled(false))
+      Layer.provide(Layer.succeed(References.TracerEnabled, false))
     )
   )
   await runtime.runPromise(Effect.void)

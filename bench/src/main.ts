@@ -17,7 +17,6 @@ import { fairnessPhase, fairnessReport } from "./Fairness.js"
 import { httpPhase, type HttpResult, startupPhase } from "./HttpPhase.js"
 import { inProcess, scaleLatency, type ScaleResult } from "./InProcess.js"
 import { report } from "./Report.js"
-import { seamsPhase, seamsReport } from "./Seams.js"
 import { searchPhase, searchReport } from "./SearchPhase.js"
 import { seed, type Seeded } from "./Seed.js"
 import { buildServers } from "./Servers.js"
@@ -30,24 +29,11 @@ import {
   quick,
   repliesOnly,
   root,
-  seamsOnly,
   searchOnly,
   settings
 } from "./Settings.js"
 import { simulateBench, simulateReport } from "./Simulate.js"
 import { webhookPhase, type WebhookResult } from "./Webhooks.js"
-
-/** `--seams`: the A/B table of every seam, printed and written like a full run's results. */
-const seamsRun = async (seeded: Seeded, machine: Record<string, unknown>) => {
-  const seams = await seamsPhase(seeded, settings.seams, progress)
-  process.stdout.write(`\nSpeed seams against their stock parts (medians of the rounds; gain = seam over stock)\n`)
-  process.stdout.write(`${seamsReport(seams)}\n`)
-  const resultsDir = join(here, "..", "results")
-  mkdirSync(resultsDir, { recursive: true })
-  const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-seams${quick ? "-quick" : ""}.json`)
-  writeFileSync(file, JSON.stringify({ mode: quick ? "seams-quick" : "seams", machine, settings, seams }, null, 2))
-  progress(`done; results in ${file}`)
-}
 
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "support-bench-"))
@@ -121,7 +107,6 @@ const main = async () => {
     buildServers()
     progress(`seed: ${settings.customers.toLocaleString("en")} customers`)
     const seeded = await seed(join(dir, "main.db"), settings.customers)
-    if (seamsOnly) return await seamsRun(seeded, machine)
 
     progress("in-process: raw statements vs Effect services vs Promise facade")
     const inProcessResult = await inProcess(seeded, settings.inProcess)

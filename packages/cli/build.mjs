@@ -4,9 +4,10 @@
  * from about 4 s to about 1 s here (docs/performance.md). The native SQLite driver stays external.
  *
  * The executable is one CommonJS file, `dist/bin/support-engine.cjs`, and `dist/bin/support-engine.mjs` is `launcher.mjs`,
- * which compiles it through V8's code cache (Node 20 has no compile cache of its own for user code). Modules loaded
- * with `import()` (the `/docs` page's 3.4 MB script, undici, the PostgreSQL client, @effect/cli) are in that file
- * too, behind lazy initialisers: V8 compiles a function on its first call, and a start evaluates none of them.
+ * which compiles it through V8's code cache (launcher.mjs says why not Node's own compile cache). Modules loaded with
+ * `import()` (the `/docs` page's 3.2 MB script, which `effect`'s HttpApiScalar imports when the page is first built,
+ * undici, the PostgreSQL client, the command tree and `effect/cli`) are in that file too, behind lazy initialisers:
+ * V8 compiles a function on its first call, and a start of `serve` evaluates none of them.
  *
  * Usage: `node build.mjs` builds the executable, unless it is up to date (`SUPPORT_ENGINE_REBUILD=1` builds it
  * anyway); `node build.mjs <outdir> <entry>...` bundles other entry points as ES modules, one `<name>.mjs` per entry,
@@ -21,22 +22,6 @@ import { basename, dirname, extname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
-
-/**
- * esbuild assigns modules to chunks by the import graph before tree-shaking, and `@effect/platform`'s index
- * re-exports `HttpApiScalar`, so the reference page's script would land in the chunk every start loads. Nothing
- * uses `HttpApiScalar` through the index (Reference.ts imports the module itself); were anything to, the build
- * fails on the missing export.
- */
-const scalarOutOfIndex = {
-  name: "scalar-out-of-index",
-  setup(build) {
-    build.onLoad({ filter: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/ }, async (args) => ({
-      contents: (await readFile(args.path, "utf8")).replace(/^export \* as HttpApiScalar from .*$/m, ""),
-      loader: "js"
-    }))
-  }
-}
 
 const [outdir, ...entries] = process.argv.slice(2)
 const out = outdir === undefined ? join(here, "dist", "bin") : resolve(outdir)
@@ -116,11 +101,10 @@ const writeCodeCache = async () => {
 const common = {
   bundle: true,
   platform: "node",
-  target: "node20",
+  target: "node22",
   sourcemap: "linked",
   // better-sqlite3 loads a native addon; pg-native is an optional peer of pg that we do not use.
   external: ["better-sqlite3", "pg-native"],
-  plugins: [scalarOutOfIndex],
   logLevel: "warning"
 }
 

@@ -2,26 +2,88 @@
  * The floor of any server built on HttpApi here: the engine's own three benchmarked endpoints (imported from
  * `@support-engine/http`: path, query and body decoded, responses encoded with the engine's `Customer`, D17 list
  * envelope and `Conversation`), served by `HttpApiBuilder` on `NodeHttpServer` as the engine is, with handlers
- * that return fixed values. No storage, no authentication (it belongs to the engine's groups, not to these
- * endpoints), no middleware of ours. What the engine costs above this is ours; what this costs above the raw
- * server is the platform's (docs/performance.md).
+ * that return fixed values. Behind the same bearer check as the engine's (a security middleware: no header,
+ * a malformed one and a rejected token are 401s with the engine's messages, a token without the ability the method
+ * needs a 403), the token looked up as the raw server looks it up (RawStore.ts: by id in the seeded SQLite file,
+ * its SHA-256 compared in constant time). No storage otherwise, no request log, no middleware of ours. What the
+ * engine costs above this is ours; what this costs above the raw server is the platform's (docs/performance.md).
  */
-import { HttpApi, HttpApiBuilder, HttpApiGroup, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Conversation, ConversationId, Customer, CustomerId } from "@support-engine/core"
-import { createConversation, getCustomer, listCustomers } from "@support-engine/http"
-import { DateTime, Effect, Layer } from "effect"
+import {
+  Actor,
+  ApiTokenId,
+  Conversation,
+  ConversationId,
+  Customer,
+  CustomerId,
+  hasAbility,
+  InsufficientAbility,
+  OrganizationId,
+  Principal,
+  type PrincipalShape,
+  Unauthenticated,
+  WorkspaceId
+} from "@support-engine/core"
+import {
+  abilityFor,
+  createConversation,
+  getCustomer,
+  InsufficientAbilityResponse,
+  listCustomers,
+  UNAUTHENTICATED_MESSAGES,
+  UnauthenticatedResponse
+} from "@support-engine/http"
+import { DateTime, Effect, Layer, Redacted } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { createServer } from "node:http"
 import { customerFields } from "../Fixtures.js"
-import { ready, serverConfig } from "./Common.js"
+import { openRaw, ready, serverConfig } from "./Common.js"
 
-const { port } = serverConfig()
+const { database, port } = serverConfig()
+const store = openRaw(database)
+
+class FloorAuthentication extends HttpApiMiddleware.Service<FloorAuthentication, { provides: Principal }>()(
+  "bench/FloorAuthentication",
+  { error: [UnauthenticatedResponse, InsufficientAbilityResponse], security: { bearer: HttpApiSecurity.bearer } }
+) {}
+
+/** `Bearer <token id>|<secret>` (D9), as the engine's Authentication.ts reads it. */
+const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9_-]+$/i
+
+const FloorAuthenticationLive = Layer.succeed(
+  FloorAuthentication,
+  FloorAuthentication.of({
+    bearer: (httpEffect, { credential }) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers["authorization"]
+        if (header === undefined || header.trim() === "") {
+          return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.missing })
+        }
+        if (!BEARER.test(header)) return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.malformed })
+        const found = store.authenticate(`Bearer ${Redacted.value(credential)}`)
+        if (found === null) return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.rejected })
+        const principal: PrincipalShape = {
+          workspaceId: WorkspaceId.make(found.workspaceId),
+          organizationId: OrganizationId.make(found.organizationId),
+          abilities: [found.canWrite ? "external-api:write" : "external-api:read"],
+          actor: Actor.apiToken(ApiTokenId.make(found.tokenId))
+        }
+        const ability = abilityFor(request.method, request.url)
+        if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
+        return yield* Effect.provideService(httpEffect, Principal, principal)
+      })
+  })
+)
 
 const Api = HttpApi.make("floor").add(
-  HttpApiGroup.make("floor").add(getCustomer).add(listCustomers).add(createConversation)
+  HttpApiGroup.make("floor").add(getCustomer).add(listCustomers).add(createConversation).middleware(
+    FloorAuthentication
+  )
 ).prefix("/v1")
 
-const at = DateTime.unsafeMake(Date.UTC(2024, 0, 1))
+const at = DateTime.makeUnsafe(Date.UTC(2024, 0, 1))
 const customer = (i: number) =>
   new Customer({ ...customerFields(i, at), id: CustomerId.make(customerFields(i, at).id) })
 const one = customer(1)
@@ -69,15 +131,19 @@ const FloorLive = HttpApiBuilder.group(Api, "floor", (handlers) =>
         })
       )))
 
-const Health = HttpApiBuilder.Router.use((router) =>
-  router.get("/health", Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" })))
-)
+const Health = HttpRouter.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" }))
 
-HttpApiBuilder.serve().pipe(
-  Layer.provide(Health),
-  Layer.provide(HttpApiBuilder.api(Api).pipe(Layer.provide(FloorLive))),
+// Effect 4's stock request logger is off, as in the engine's server (its request log is its own): the floor has
+// no log at all, as the raw and Fastify servers have none.
+HttpRouter.serve(
+  Layer.mergeAll(
+    HttpApiBuilder.layer(Api).pipe(Layer.provide(FloorLive), Layer.provide(FloorAuthenticationLive)),
+    Health
+  ),
+  { disableLogger: true, disableListenLog: true }
+).pipe(
   Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+  Layer.tap(() => Effect.sync(() => ready(port))),
   Layer.launch,
-  Effect.zipLeft(Effect.sync(() => ready(port))),
   Effect.runFork
 )

@@ -7,7 +7,6 @@
  * `pnpm start -- --serve`: the same, then keeps serving on `SUPPORT_HOST`:`SUPPORT_PORT` (default 127.0.0.1:8080)
  * until Ctrl-C. `SUPPORT_DATABASE_URL` picks the database; the default is an in-memory SQLite database.
  */
-import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import {
   type Ability,
@@ -30,15 +29,16 @@ import { makeClient, ServerLive } from "@support-engine/http"
 import { engineLayer } from "@support-engine/storage"
 import { DispatcherBackground } from "@support-engine/webhooks"
 import { Config, ConfigProvider, Console, Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpServer } from "effect/http"
 
 /**
  * The engine, built once for the whole program: core services over migrated storage, with the training worker and
  * the webhook dispatcher running beside them. Everything below, the HTTP server included, shares this one instance
  * (with an in-memory database, a second instance would be a second, empty database).
  */
-const Engine = Layer.unwrapEffect(
+const Engine = Layer.unwrap(
   Effect.map(
-    Config.string("SUPPORT_DATABASE_URL").pipe(Config.withDefault("file::memory:")),
+    Config.String("SUPPORT_DATABASE_URL").pipe(Config.withDefault("file::memory:")),
     (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
   )
 )
@@ -74,8 +74,8 @@ const asToken = (token: Redacted.Redacted<string>) => <A, E, R>(self: Effect.Eff
   })
 
 /** The environment, except `SUPPORT_PORT`: 0, any free port. */
-const freePortFromEnv = ConfigProvider.fromMap(new Map([["SUPPORT_PORT", "0"]])).pipe(
-  ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+const freePortFromEnv = ConfigProvider.fromEnvRecord({ SUPPORT_PORT: "0" }).pipe(
+  ConfigProvider.orElse(ConfigProvider.fromEnv())
 )
 
 /** The support work itself: the same service methods the HTTP handlers call. */
@@ -136,11 +136,11 @@ const program = Effect.gen(function*() {
     const server = yield* Layer.build(ServerLive)
     const baseUrl = yield* HttpServer.addressFormattedWith(Effect.succeed).pipe(Effect.provide(server))
     const client = yield* makeClient({ baseUrl, token: writeToken })
-    const listed = yield* client.customers.list({ urlParams: { email: "ada@example.com" } })
+    const listed = yield* client.customers.list({ query: { email: "ada@example.com" } })
     yield* Console.log(
       `GET ${baseUrl}/v1/customers?email=ada@example.com -> ${listed.data.map((c) => c.id).join(", ")}`
     )
-    if (listed.data[0]?.id !== customer.id) return yield* Effect.dieMessage("the API and the services disagree")
+    if (listed.data[0]?.id !== customer.id) return yield* Effect.die(new Error("the API and the services disagree"))
     if (!serve) return
     yield* Console.log(
       [
@@ -153,7 +153,7 @@ const program = Effect.gen(function*() {
     return yield* Effect.never
   })).pipe(
     Effect.provide(FetchHttpClient.layer),
-    Effect.withConfigProvider(serve ? ConfigProvider.fromEnv() : freePortFromEnv)
+    Effect.provideService(ConfigProvider.ConfigProvider, serve ? ConfigProvider.fromEnv() : freePortFromEnv)
   )
 })
 

@@ -44,7 +44,7 @@ const request = (url: string, init: RequestInit = {}) =>
   })
 
 describe("node:http host with the API mounted", () => {
-  it.scopedLive("the host's routes and the API answer on one port", () =>
+  it.live("the host's routes and the API answer on one port", () =>
     Effect.gen(function*() {
       const databaseUrl = `file:${join(dir, "mount.db")}`
       const token = yield* provision(databaseUrl)

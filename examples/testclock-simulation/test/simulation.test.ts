@@ -39,7 +39,8 @@ import {
 import { StorageLive } from "@support-engine/storage"
 import { DnsHostResolver } from "@support-engine/webhooks"
 import { Dispatcher, verify, WebhookTransport } from "@support-engine/webhooks"
-import { Chunk, DateTime, Duration, Effect, Layer, Queue, Redacted, TestClock, TestServices } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Queue, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -67,7 +68,7 @@ const freshDatabaseUrl = () => `file:${join(dir, `simulation-${++databases}.db`)
 const engineCore = (processor: Layer.Layer<TrainingProcessor>) =>
   TrainingWorker.layer({ pollInterval: Duration.days(1) }).pipe(
     Layer.provideMerge(EngineServices),
-    Layer.provideMerge(Layer.merge(processor, IdGenerator.Default)),
+    Layer.provideMerge(Layer.merge(processor, IdGenerator.layer)),
     Layer.provideMerge(StorageLive(freshDatabaseUrl()))
   )
 
@@ -79,8 +80,8 @@ const engineCore = (processor: Layer.Layer<TrainingProcessor>) =>
  * - `pollInterval`: the dispatcher's own fallback poll, a day for the same reason as the worker's. Every wake-up is
  *   then tied to a due time, so each retry happens exactly when D38 says.
  */
-const engine = (processor: Layer.Layer<TrainingProcessor> = TrainingProcessor.Default) =>
-  Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
+const engine = (processor: Layer.Layer<TrainingProcessor> = TrainingProcessor.layer) =>
+  Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
     Layer.provide(WebhookTransport.Undici),
     Layer.provideMerge(Layer.merge(
       WebhookConfig.layer({ allowPrivate: true, pollInterval: Duration.days(1) }),
@@ -122,16 +123,16 @@ const startReceiver = (status: (n: number) => number) =>
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
-        received.unsafeOffer({ body: Buffer.concat(chunks), headers: request.headers })
+        Queue.offerUnsafe(received, { body: Buffer.concat(chunks), headers: request.headers })
         response.writeHead(status(++count)).end()
       })
     })
     const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
+      Effect.callback<number>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
       }),
       () =>
-        Effect.async<void>((resume) => {
+        Effect.callback<void>((resume) => {
           server.close(() => resume(Effect.void))
           server.closeAllConnections()
         })
@@ -142,8 +143,11 @@ const startReceiver = (status: (n: number) => number) =>
 /** The next request the receiver got, waiting in real time: a missing delivery fails the test instead of hanging. */
 const nextRequest = (received: Queue.Queue<ReceivedRequest>) =>
   Queue.take(received).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => new Error("the receiver got nothing") }),
-    TestServices.provideLive
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(10),
+      orElse: () => Effect.fail(new Error("the receiver got nothing"))
+    }),
+    TestClock.withLive
   )
 
 /**
@@ -156,9 +160,49 @@ const waitFor = <A, E, R>(what: string, read: Effect.Effect<A, E, R>, done: (a: 
     for (let i = 0; i < 1000; i++) {
       const value = yield* read
       if (done(value)) return value
-      yield* TestServices.provideLive(Effect.sleep(Duration.millis(10)))
+      yield* TestClock.withLive(Effect.sleep(Duration.millis(10)))
     }
-    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+  })
+
+/** The times at which the sleeps now pending on the test's clock end (`recordingSleeps`). */
+class PendingSleeps extends Context.Service<PendingSleeps, { readonly ends: Effect.Effect<ReadonlyArray<number>> }>()(
+  "simulation/PendingSleeps"
+) {}
+
+/**
+ * Runs `self` on the test's `TestClock`, wrapped to record when each pending sleep ends, for `asleepUntil` (Effect 4's
+ * `TestClock` does not list its sleeps). It wraps the whole test body: the engine must be built on the wrapped clock
+ * for its background fibers to sleep on it.
+ */
+const recordingSleeps = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, PendingSleeps>> =>
+  TestClock.testClockWith((clock) => {
+    const ends: Array<number> = []
+    const recording: TestClock.TestClock = {
+      currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe(),
+      currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe(),
+      monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
+      currentTimeMillis: clock.currentTimeMillis,
+      currentTimeNanos: clock.currentTimeNanos,
+      monotonicTimeNanos: clock.monotonicTimeNanos,
+      adjust: (duration) => clock.adjust(duration),
+      setTime: (timestamp) => clock.setTime(timestamp),
+      withLive: (effect) => clock.withLive(effect),
+      sleep: (duration) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            const end = clock.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+            ends.push(end)
+            return end
+          }),
+          () => clock.sleep(duration),
+          (end) => Effect.sync(() => ends.splice(ends.indexOf(end), 1))
+        )
+    }
+    return self.pipe(
+      Effect.provideService(PendingSleeps, { ends: Effect.sync(() => [...ends]) }),
+      Effect.provideService(Clock.Clock, recording)
+    )
   })
 
 /**
@@ -167,11 +211,12 @@ const waitFor = <A, E, R>(what: string, read: Effect.Effect<A, E, R>, done: (a: 
  * while it is between them could leave it asleep past the due time.
  */
 const asleepUntil = (millis: number) =>
-  waitFor(
-    `a fiber asleep until ${millis} ms`,
-    TestClock.sleeps(),
-    (sleeps) => Chunk.toReadonlyArray(sleeps).includes(millis)
-  ).pipe(Effect.zipRight(TestServices.provideLive(Effect.sleep(Duration.millis(50)))))
+  Effect.flatMap(
+    PendingSleeps,
+    ({ ends }) => waitFor(`a fiber asleep until ${millis} ms`, ends, (pending) => pending.includes(millis))
+  ).pipe(
+    Effect.andThen(TestClock.withLive(Effect.sleep(Duration.millis(50))))
+  )
 
 const MINUTE = 60_000
 
@@ -192,7 +237,7 @@ const onlyDelivery = (principal: PrincipalShape, webhookId: WebhookId) =>
   )
 
 describe("support-engine under TestClock", () => {
-  it.scoped("a change is delivered to the receiver, signed (D37, D39)", () =>
+  it.effect("a change is delivered to the receiver, signed (D37, D39)", () =>
     Effect.gen(function*() {
       // Acquired in the test's scope, outside the engine: the dispatcher stops before the receiver closes.
       const receiver = yield* startReceiver(() => 204)
@@ -234,7 +279,7 @@ describe("support-engine under TestClock", () => {
       }).pipe(Effect.provide(engine()))
     }))
 
-  it.scoped("a receiver answering 500 is retried on the D38 timetable, then the delivery has failed", () =>
+  it.effect("a receiver answering 500 is retried on the D38 timetable, then the delivery has failed", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => 500)
       yield* Effect.gen(function*() {
@@ -258,7 +303,7 @@ describe("support-engine under TestClock", () => {
               (d) => d?.attempts === i
             )
             assert.strictEqual(pending!.status, "pending")
-            assert.strictEqual(pending!.next_attempt_at?.epochMillis, due, `attempt ${i + 1} due at ${due} ms`)
+            assert.strictEqual(pending!.next_attempt_at?.epochMilliseconds, due, `attempt ${i + 1} due at ${due} ms`)
             yield* asleepUntil(due)
             assert.strictEqual(yield* Queue.size(receiver.received), 0, "nothing is sent before it is due")
             yield* TestClock.setTime(due)
@@ -273,13 +318,13 @@ describe("support-engine under TestClock", () => {
           onlyDelivery(principal, webhook.id),
           (d) => d?.status === "failed"
         )
-        assert.deepStrictEqual(failed!.attempt_log.map((a) => a.attempted_at.epochMillis), timetable)
+        assert.deepStrictEqual(failed!.attempt_log.map((a) => a.attempted_at.epochMilliseconds), timetable)
         assert.deepStrictEqual(failed!.attempt_log.map((a) => a.response_status), timetable.map(() => 500))
         assert.isNull(failed!.next_attempt_at)
         // One failed delivery leaves the webhook active; five failed deliveries in a row deactivate it (D38).
         const after = yield* Effect.flatMap(Webhooks, (webhooks) => webhooks.get(webhook.id)).pipe(as(principal))
         assert.deepStrictEqual([after.is_active, after.consecutive_failures], [true, 1])
-      }).pipe(Effect.provide(engine()))
+      }).pipe(Effect.provide(engine()), recordingSleeps)
     }))
 
   it.effect("a token authenticates until its expires_at, then is refused (D9)", () =>
@@ -328,6 +373,6 @@ describe("support-engine under TestClock", () => {
       yield* TestClock.adjust(Duration.minutes(2))
       const done = yield* waitFor("the item to complete", current, (i) => i.status === "completed")
       assert.isTrue(done.is_processed)
-      assert.strictEqual(done.updated_at.epochMillis, 2 * MINUTE, "finished at the simulated time")
-    }).pipe(Effect.provide(engine(twoMinuteProcessor))))
+      assert.strictEqual(done.updated_at.epochMilliseconds, 2 * MINUTE, "finished at the simulated time")
+    }).pipe(Effect.provide(engine(twoMinuteProcessor)), recordingSleeps))
 })

@@ -78,7 +78,7 @@ const demo = Effect.gen(function*() {
         onDelivery: (payload) => {
           verified.push(payload)
           console.log(`verified  ${describe(payload)}`)
-          if (verified.length === expected) Effect.runSync(Deferred.succeed(done, undefined))
+          if (verified.length === expected) Deferred.doneUnsafe(done, Effect.void)
         },
         onRefused: (reason) => console.log(`refused   ${reason}`)
       })
@@ -108,7 +108,10 @@ const demo = Effect.gen(function*() {
   }).pipe(Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)))
 
   yield* Deferred.await(done).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("not every delivery arrived") })
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(30),
+      orElse: () => Effect.fail(new Error("not every delivery arrived"))
+    })
   )
   console.log(`All ${expected} deliveries arrived and verified.`)
 })
@@ -122,7 +125,7 @@ if (args.includes("--listen")) {
     WebhookConfig.layer({ allowPrivate: true, retryBase: Duration.seconds(1) }),
     DnsHostResolver
   )
-  const engine = Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
+  const engine = Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
     Layer.provide(WebhookTransport.Undici),
     Layer.provideMerge(settings),
     Layer.provideMerge(engineLayer({ databaseUrl: `file:${join(dir, "support.db")}` }))

@@ -4,7 +4,6 @@
  * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
  * failures name the options the user typed.
  */
-import { Command, Options } from "@effect/cli"
 import {
   AgentId,
   Agents,
@@ -30,19 +29,23 @@ import {
 import { clientLayer, migrate, reencryptSecrets, StorageLive } from "@support-engine/storage"
 import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
 import { asOptions, encoded, exportLine, printJson } from "./Output.js"
 import { serveWith } from "./Serve.js"
 
-const json = Options.boolean("json").pipe(Options.withDescription("Print the result as one JSON object on stdout"))
-const workspaceOption = Options.text("workspace").pipe(Options.withDescription("The workspace id"))
+const json = Flag.Boolean("json").pipe(
+  Flag.withDescription("Print the result as one JSON object on stdout"),
+  Flag.withDefault(false)
+)
+const workspaceOption = Flag.String("workspace").pipe(Flag.withDescription("The workspace id"))
 
 const withEngine = Effect.provide(ProvisioningEngine)
 
 const workspaceCreate = Command.make(
   "create",
-  { name: Options.text("name").pipe(Options.withDescription("The workspace's name (1-255 characters)")), json },
+  { name: Flag.String("name").pipe(Flag.withDescription("The workspace's name (1-255 characters)")), json },
   (args) =>
     Effect.gen(function*() {
       const input = yield* decodeCreateWorkspace({ name: args.name }).pipe(Effect.mapError(asOptions({})))
@@ -58,7 +61,7 @@ const workspaceSetEmailAgent = Command.make(
   "set-email-agent",
   {
     workspace: workspaceOption,
-    agent: Options.text("agent").pipe(Options.withDescription("The id of an agent of that workspace")),
+    agent: Flag.String("agent").pipe(Flag.withDescription("The id of an agent of that workspace")),
     json
   },
   (args) =>
@@ -88,8 +91,8 @@ const userCreate = Command.make(
   "create",
   {
     workspace: workspaceOption,
-    name: Options.text("name").pipe(Options.withDescription("The user's name (1-255 characters)")),
-    email: Options.text("email").pipe(Options.withDescription("The user's email address")),
+    name: Flag.String("name").pipe(Flag.withDescription("The user's name (1-255 characters)")),
+    email: Flag.String("email").pipe(Flag.withDescription("The user's email address")),
     json
   },
   (args) =>
@@ -108,13 +111,13 @@ const tokenCreate = Command.make(
   "create",
   {
     workspace: workspaceOption,
-    name: Options.text("name").pipe(Options.withDescription("A name to recognise the token by (1-255 characters)")),
-    ability: Options.choice("ability", ["external-api:read", "external-api:write"]).pipe(
-      Options.withDescription("external-api:read, or external-api:write (which also grants read)")
+    name: Flag.String("name").pipe(Flag.withDescription("A name to recognise the token by (1-255 characters)")),
+    ability: Flag.Literals("ability", ["external-api:read", "external-api:write"]).pipe(
+      Flag.withDescription("external-api:read, or external-api:write (which also grants read)")
     ),
-    expiresAt: Options.text("expires-at").pipe(
-      Options.withDescription("When the token stops working: an ISO 8601 date-time in the future"),
-      Options.optional
+    expiresAt: Flag.String("expires-at").pipe(
+      Flag.withDescription("When the token stops working: an ISO 8601 date-time in the future"),
+      Flag.optional
     ),
     json
   },
@@ -153,7 +156,7 @@ const tokenCreate = Command.make(
  */
 const tokenRevoke = Command.make(
   "revoke",
-  { id: Options.text("id").pipe(Options.withDescription("The token's id (or the whole token value)")) },
+  { id: Flag.String("id").pipe(Flag.withDescription("The token's id (or the whole token value)")) },
   (args) =>
     Effect.gen(function*() {
       const raw = args.id.includes("|") ? args.id.slice(0, args.id.indexOf("|")) : args.id
@@ -203,11 +206,11 @@ const webhookCreate = Command.make(
   "create",
   {
     workspace: workspaceOption,
-    url: Options.text("url").pipe(Options.withDescription("Where deliveries are POSTed: an https URL")),
-    events: Options.text("events").pipe(
-      Options.withDescription("Comma-separated event types (conversation.created,customer.updated) or * for all")
+    url: Flag.String("url").pipe(Flag.withDescription("Where deliveries are POSTed: an https URL")),
+    events: Flag.String("events").pipe(
+      Flag.withDescription("Comma-separated event types (conversation.created,customer.updated) or * for all")
     ),
-    description: Options.text("description").pipe(Options.withDescription("A note for people"), Options.optional),
+    description: Flag.String("description").pipe(Flag.withDescription("A note for people"), Flag.optional),
     json
   },
   (args) =>
@@ -276,11 +279,11 @@ const secrets = Command.make("secrets").pipe(
 )
 
 const serveCommand = Command.make("serve", {
-  logFormat: Options.choice("log-format", ["json", "pretty"]).pipe(
-    Options.withDescription(
+  logFormat: Flag.Literals("log-format", ["json", "pretty"]).pipe(
+    Flag.withDescription(
       "json (one object per line) or pretty; default SUPPORT_LOG_FORMAT, else pretty on a terminal and json otherwise"
     ),
-    Options.optional
+    Flag.optional
   )
 }, ({ logFormat }) => serveWith(logFormat)).pipe(
   Command.withDescription(
@@ -295,4 +298,4 @@ export const command = Command.make("support-engine").pipe(
 )
 
 /** Runs the command line (`process.argv` shaped: executable and script first). */
-export const run = Command.run(command, { name: "support-engine", version: "0.1.0" })
+export const run = (argv: ReadonlyArray<string>) => Command.runWith(command, { version: "0.1.0" })(argv.slice(2))

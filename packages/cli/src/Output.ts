@@ -3,11 +3,16 @@
  * stderr as one readable message, validation failures with one line per option.
  */
 import { ValidationError } from "@support-engine/core"
-import { Cause, ConfigError, Console, Effect, Predicate, Schema } from "effect"
+import { Cause, Config, Console, Effect, Predicate, Schema, Stdio } from "effect"
+// The modules themselves, not the `effect/cli` index: the index would load the whole parser at every start of
+// `serve`, which does not use it (main.ts).
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 
 /** `value` in the API's wire form (snake_case, D6 timestamps). */
-export const encoded = <A, I>(schema: Schema.Schema<A, I>, value: A): Effect.Effect<I> =>
-  Effect.orDie(Schema.encode(schema)(value))
+export const encoded = <A, I>(schema: Schema.Codec<A, I>, value: A): Effect.Effect<I> =>
+  Effect.orDie(Schema.encodeEffect(schema)(value))
 
 /** One JSON object on one line of stdout (D40). */
 export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value))
@@ -29,24 +34,18 @@ export const asOptions = (options: Readonly<Record<string, string>>) => (error: 
   return new ValidationError({ errors })
 }
 
-/**
- * Whether @effect/cli has already printed this failure (with the usage it came from): its
- * `ValidationError.isValidationError`, by the type id, since importing @effect/cli here would load it at every start
- * of `serve`, which does not use it (main.ts).
- */
-const isUsageError = (u: unknown): boolean => Predicate.hasProperty(u, Symbol.for("@effect/cli/ValidationError"))
-
 const hasMessage = (u: unknown): u is { readonly message: string } =>
   Predicate.hasProperty(u, "message") && typeof u.message === "string" && u.message.length > 0
 
 /** One failure as the text printed on stderr; `undefined` when there is nothing left to say. */
 export const renderFailure = (error: unknown): string | undefined => {
-  if (isUsageError(error)) return undefined
+  // The command-line parser's own errors: `Command.runWith` has printed them, with the usage they came from.
+  if (CliError.isCliError(error)) return undefined
   if (error instanceof ValidationError) {
     const lines = Object.entries(error.errors).map(([field, messages]) => `  ${field}: ${messages.join("; ")}`)
     return ["Error: invalid input.", ...lines].join("\n")
   }
-  if (ConfigError.isConfigError(error)) return `Error: invalid configuration: ${String(error)}`
+  if (error instanceof Config.ConfigError) return `Error: invalid configuration: ${String(error)}`
   if (Predicate.isTagged(error, "PersistenceError") && Predicate.hasProperty(error, "reason")) {
     // The HTTP face hides the reason (D12); the operator running the CLI is who needs it.
     return `Error: the database failed: ${String(error.reason)}`
@@ -63,11 +62,11 @@ export const renderFailure = (error: unknown): string | undefined => {
  * stays non-zero. An interruption (SIGINT/SIGTERM) prints nothing.
  */
 export const reportFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tapErrorCause(self, (cause) => {
-    if (Cause.isInterruptedOnly(cause)) return Effect.void
-    const failures = [...Cause.failures(cause)]
+  Effect.tapCause(self, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.void
+    const failures = cause.reasons.filter(Cause.isFailReason)
     if (failures.length === 0) return Console.error(`Unexpected error:\n${Cause.pretty(cause)}`)
-    const text = failures.map(renderFailure).filter(Predicate.isNotUndefined)
+    const text = failures.map((failure) => renderFailure(failure.error)).filter(Predicate.isNotUndefined)
     return text.length === 0 ? Effect.void : Console.error(text.join("\n"))
   })
 
@@ -77,32 +76,33 @@ export const reportFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
  */
 export const exportLine = (token: string): string => `export SUPPORT_TOKEN='${token}'`
 
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
-const plainArgs = (args: ReadonlyArray<unknown>) =>
-  args.map((arg) => typeof arg === "string" ? arg.replace(ANSI, "") : arg)
-
 /**
- * @effect/cli renders help and usage errors with colour codes whatever the output is; piped into a file or `less`
- * they are noise. Without a terminal on the stream (or with `NO_COLOR` set), what it writes there is stripped.
+ * `effect/cli`'s help and usage errors with colour codes only on a terminal: help goes to stdout, coloured when
+ * `TerminalCapabilities` says it can be (stdout a terminal, no `NO_COLOR`); usage errors go to stderr, coloured only
+ * when stderr is a terminal too (`effect/cli` alone decides both by stdout). Piped into a file or `less`, colour codes
+ * are noise.
  */
-export const withoutColourUnlessTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  const noColor = process.env["NO_COLOR"] !== undefined && process.env["NO_COLOR"] !== ""
-  const plainOut = noColor || process.stdout.isTTY !== true
-  const plainErr = noColor || process.stderr.isTTY !== true
-  if (!plainOut && !plainErr) return self
-  return Console.consoleWith((base) => {
-    const strip = (plain: boolean) => (args: ReadonlyArray<unknown>) => plain ? plainArgs(args) : args
-    const [out, err] = [strip(plainOut), strip(plainErr)]
-    const unsafe: Console.UnsafeConsole = {
-      ...base.unsafe,
-      log: (...args) => base.unsafe.log(...out(args)),
-      error: (...args) => base.unsafe.error(...err(args))
+export const withoutColourUnlessTerminal = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    const { canColor } = yield* TerminalCapabilities.TerminalCapabilities
+    const out = CliOutput.defaultFormatter({ colors: canColor })
+    const err = CliOutput.defaultFormatter({ colors: canColor && (yield* (yield* Stdio.Stdio).stderrIsTerminal) })
+    const presenter: CliOutput.Presenter = {
+      present: (event) => {
+        switch (event._tag) {
+          case "Help":
+            return Console.log(out.formatHelpDoc(event.helpDoc))
+          case "InvalidInvocation":
+            return Effect.andThen(
+              Console.log(out.formatHelpDoc(event.helpDoc)),
+              Console.error(err.formatErrors(event.errors))
+            )
+          case "Version":
+            return Console.log(out.formatVersion(event.name, event.version))
+        }
+      }
     }
-    return Effect.withConsole(self, {
-      ...base,
-      log: (...args) => base.log(...out(args)),
-      error: (...args) => base.error(...err(args)),
-      unsafe
-    })
+    return yield* Effect.provideService(self, CliOutput.Presenter, presenter)
   })
-}

@@ -4,11 +4,12 @@
  * stops accepting connections and waits for in-flight requests before the dispatcher (and its leases) and the
  * engine (database) are released.
  */
-import { HttpServer } from "@effect/platform"
 import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
 import { type LogFormat, LoggingFromEnv, ServerLive } from "@support-engine/http"
 import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { NetAddress } from "effect/net"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ServerEngine } from "./Engine.js"
 import { exportLine } from "./Output.js"
@@ -41,15 +42,15 @@ export const bootstrap = Effect.gen(function*() {
   }))
 })
 
-const baseUrl = (address: HttpServer.Address): string => {
-  if (address._tag === "UnixAddress") return `http://unix:${address.path}`
+const baseUrl = (address: NetAddress.SocketAddress): string => {
+  if (address._tag === "UnixPathAddress") return `http://unix:${address.path}`
   // A wildcard address listens everywhere; a browser on this machine reaches it as localhost.
-  const host = address.hostname === "0.0.0.0" || address.hostname === "::" ? "localhost" : address.hostname
-  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+  const host = NetAddress.isUnspecified(address.address) ? "localhost" : NetAddress.formatUrlHost(address.address)
+  return `http://${host}:${address.port}`
 }
 
 const announce = (options: {
-  readonly address: HttpServer.Address
+  readonly address: NetAddress.SocketAddress
   readonly databaseUrl: string
   readonly bootstrapped: Option.Option<{ readonly token: ApiToken; readonly plain: Redacted.Redacted<string> }>
 }) => {

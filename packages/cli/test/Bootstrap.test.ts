@@ -29,7 +29,7 @@ const race = (databaseUrl: string) =>
   })
 
 describe("bootstrap of servers started together (D42)", () => {
-  it.scopedLive("one SQLite file: one workspace and one token between them", () =>
+  it.live("one SQLite file: one workspace and one token between them", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(
         Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-bootstrap-"))),
@@ -43,7 +43,7 @@ describe("bootstrap of servers started together (D42)", () => {
     it.skip("PostgreSQL: skipped, set SUPPORT_TEST_PG_URL to run it", () => {})
   } else {
     const admin = adminUrl
-    it.scopedLive("one PostgreSQL database: one workspace and one token between them", () =>
+    it.live("one PostgreSQL database: one workspace and one token between them", () =>
       Effect.gen(function*() {
         const database = yield* freshDatabase(admin)
         const result = yield* race(database.url)

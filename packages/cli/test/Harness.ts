@@ -3,8 +3,8 @@
  * `packages/cli/dist/bin/support-engine.mjs`, built by the global setup, from the repository root), on a database the
  * test chooses. Everything waits on a deadline and fails with what the process printed, never on a sleep.
  */
-import { Command, type CommandExecutor } from "@effect/platform"
 import { Deferred, Duration, Effect, Exit, Queue, Ref, Schedule, type Scope, Stream } from "effect"
+import { ChildProcess, type ChildProcessSpawner } from "effect/process"
 import { createServer as createHttpServer, request, type Server as HttpServer } from "node:http"
 import { createConnection } from "node:net"
 import { fileURLToPath } from "node:url"
@@ -28,10 +28,7 @@ const environment = (env: Record<string, string>): Record<string, string> => ({
 })
 
 export const command = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Command.make(process.execPath, bin, ...args).pipe(
-    Command.env(environment(env)),
-    Command.workingDirectory(root)
-  )
+  ChildProcess.make(process.execPath, [bin, ...args], { env: environment(env), extendEnv: true, cwd: root })
 
 const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
@@ -45,14 +42,19 @@ export interface Result {
 export const cli = (
   env: Record<string, string>,
   ...args: ReadonlyArray<string>
-): Effect.Effect<Result, unknown, CommandExecutor.CommandExecutor> =>
+): Effect.Effect<Result, unknown, ChildProcessSpawner.ChildProcessSpawner> =>
   Effect.scoped(Effect.gen(function*() {
-    const proc = yield* Command.start(command(args, env))
+    const proc = yield* command(args, env)
     const [stdout, stderr, exitCode] = yield* Effect.all([text(proc.stdout), text(proc.stderr), proc.exitCode], {
       concurrency: "unbounded"
     })
     return { exitCode, stdout, stderr }
-  })).pipe(Effect.timeoutFail({ duration: DEADLINE, onTimeout: () => new Error(`timed out: ${args.join(" ")}`) }))
+  })).pipe(
+    Effect.timeoutOrElse({
+      duration: DEADLINE,
+      orElse: () => Effect.fail(new Error(`timed out: ${args.join(" ")}`))
+    })
+  )
 
 /** The one JSON object a `--json` command printed, after checking that it succeeded. */
 export const cliJson = (env: Record<string, string>, ...args: ReadonlyArray<string>) =>
@@ -71,13 +73,13 @@ export const eventually = <E, R>(
   check.pipe(
     Effect.repeat({ schedule: Schedule.spaced("50 millis"), until: (ok) => ok }),
     Effect.timeout(DEADLINE),
-    Effect.catchTag("TimeoutException", () => Effect.flatMap(describe(), (s) => Effect.fail(new Error(s)))),
+    Effect.catchTag("TimeoutError", () => Effect.flatMap(describe(), (s) => Effect.fail(new Error(s)))),
     Effect.asVoid
   )
 
 /** Whether something accepts TCP connections on the port. */
 export const accepting = (port: number): Effect.Effect<boolean> =>
-  Effect.async((resume) => {
+  Effect.callback((resume) => {
     const socket = createConnection({ host: "127.0.0.1", port })
     socket.once("connect", () => {
       socket.destroy()
@@ -104,10 +106,10 @@ export interface Server {
 export const serve = (
   env: Record<string, string>,
   name = "serve"
-): Effect.Effect<Server, unknown, CommandExecutor.CommandExecutor | Scope.Scope> =>
+): Effect.Effect<Server, unknown, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope> =>
   Effect.gen(function*() {
     // Port 0: the system picks a free port, and the banner says which.
-    const proc = yield* Command.start(command(["serve"], { ...env, SUPPORT_PORT: "0" }))
+    const proc = yield* command(["serve"], { ...env, SUPPORT_PORT: "0" })
     const stdout = yield* Ref.make("")
     const stderr = yield* Ref.make("")
     yield* Effect.forkScoped(
@@ -131,7 +133,7 @@ export const serve = (
       pid: proc.pid,
       isRunning: proc.isRunning,
       exited: Effect.asVoid(Effect.exit(proc.exitCode)),
-      stop: Effect.zipRight(proc.kill("SIGTERM"), proc.exitCode)
+      stop: Effect.andThen(proc.kill({ killSignal: "SIGTERM" }), proc.exitCode)
     } satisfies Server
   })
 
@@ -158,14 +160,14 @@ export const slowPost = (url: string, headers: Record<string, string>, body: str
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () =>
-        Deferred.unsafeDone(
+        Deferred.doneUnsafe(
           response,
           Exit.succeed({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") })
         ))
-      res.on("error", (error) => Deferred.unsafeDone(response, Exit.fail(error)))
+      res.on("error", (error) => Deferred.doneUnsafe(response, Exit.fail(error)))
     })
-    req.on("continue", () => Deferred.unsafeDone(started, Exit.void))
-    req.on("error", (error) => Deferred.unsafeDone(response, Exit.fail(error)))
+    req.on("continue", () => Deferred.doneUnsafe(started, Exit.void))
+    req.on("error", (error) => Deferred.doneUnsafe(response, Exit.fail(error)))
     req.flushHeaders()
     return {
       started: Deferred.await(started),
@@ -188,19 +190,19 @@ export const receiver: Effect.Effect<
 > = Effect.gen(function*() {
   const received = yield* Queue.unbounded<Received>()
   const server = yield* Effect.acquireRelease(
-    Effect.async<HttpServer>((resume) => {
+    Effect.callback<HttpServer>((resume) => {
       const server = createHttpServer((req, res) => {
         const chunks: Array<Buffer> = []
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
         req.on("end", () => {
-          Queue.unsafeOffer(received, { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
+          Queue.offerUnsafe(received, { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
           res.writeHead(204).end()
         })
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
     (server) =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         server.close(() => resume(Effect.void))
         server.closeAllConnections()
       })

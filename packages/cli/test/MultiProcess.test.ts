@@ -9,12 +9,12 @@
  * serialise on its list counters), each event delivered to its workspace's WEBHOOKS subscriptions (D37). Creating
  * the events is the slow half on a two-core machine: about two minutes for the whole test.
  */
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { DbInt } from "@support-engine/storage"
 import { verify } from "@support-engine/webhooks"
-import { Duration, Effect, Either, Schema } from "effect"
+import { Duration, Effect, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { fetchJson } from "./Harness.js"
 import {
   adminUrl,
@@ -56,13 +56,13 @@ const DeliveryRow = Schema.Struct({
 const deliveries = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql`SELECT id, status, attempts, claimed_by FROM webhook_deliveries`
-  return yield* Schema.decodeUnknown(Schema.Array(DeliveryRow))(rows)
+  return yield* Schema.decodeUnknownEffect(Schema.Array(DeliveryRow))(rows)
 })
 
 const undelivered = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status <> 'delivered'`
-  const [row] = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: DbInt })))(rows)
+  const [row] = yield* Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ n: DbInt })))(rows)
   return row!.n
 })
 
@@ -111,7 +111,7 @@ if (adminUrl === undefined) {
 } else {
   const admin = adminUrl
   describe("several serve processes on one PostgreSQL database (D43)", () => {
-    it.scopedLive(
+    it.live(
       "10,000 events delivered exactly once by two processes; after a SIGKILL the survivor loses nothing",
       () =>
         Effect.gen(function*() {
@@ -262,7 +262,7 @@ if (adminUrl === undefined) {
           const invalid = yield* Effect.filter(
             receiver.hits,
             (hit) =>
-              Effect.map(Effect.either(verify(hit.body, hit.headers, secrets.get(hit.path) ?? "")), Either.isLeft)
+              Effect.map(Effect.result(verify(hit.body, hit.headers, secrets.get(hit.path) ?? "")), Result.isFailure)
           )
           assert.strictEqual(invalid.length, 0, "every request is signed with its webhook's secret (D37, D39)")
 
@@ -275,7 +275,7 @@ if (adminUrl === undefined) {
               ` ${seconds(killedAt, finishedAt)} s after the kill; ${duplicates.length} delivered twice;` +
               ` by process ${byProcess2}`
           )
-        }).pipe(Effect.provide(NodeContext.layer)),
+        }).pipe(Effect.provide(NodeServices.layer)),
       300_000
     )
   })

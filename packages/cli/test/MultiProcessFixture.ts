@@ -2,12 +2,12 @@
  * Parts of the multi-process test (D43): a throwaway PostgreSQL database, `support-engine serve` child processes that
  * the test can SIGKILL, and a webhook receiver that counts deliveries by id and tells which process sent each one.
  */
-import type { CommandExecutor } from "@effect/platform"
-import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { CreateApiToken, CreateWorkspace, EngineLive, Tokens, Workspaces } from "@support-engine/core"
 import { StorageLive } from "@support-engine/storage"
 import { type Context, type Duration, Effect, Layer, Redacted, Schedule, type Scope } from "effect"
+import type { ChildProcessSpawner } from "effect/process"
+import type { SqlClient } from "effect/sql"
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
@@ -70,7 +70,7 @@ export interface ServerProcess extends Server {
 export const startServer = (
   name: string,
   env: Record<string, string>
-): Effect.Effect<ServerProcess, unknown, CommandExecutor.CommandExecutor | Scope.Scope> =>
+): Effect.Effect<ServerProcess, unknown, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope> =>
   Effect.map(serve({ ...env, SUPPORT_HOST: "127.0.0.1" }, name), (server) => ({ ...server, name }))
 
 /** One request the receiver got. */
@@ -173,11 +173,11 @@ export const countingReceiver = Effect.gen(function*() {
     }
   })
   port = yield* Effect.acquireRelease(
-    Effect.async<number>((resume) => {
+    Effect.callback<number>((resume) => {
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
     }),
     () =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         server.closeAllConnections()
         server.close(() => resume(Effect.void))
       })
@@ -196,11 +196,11 @@ export const countingReceiver = Effect.gen(function*() {
 /** Repeats `check` every 100 ms until it returns true; fails with `describe()` after `limit`. */
 export const waitUntil = <E, R>(
   check: Effect.Effect<boolean, E, R>,
-  limit: Duration.DurationInput,
+  limit: Duration.Input,
   describe: () => string
 ): Effect.Effect<void, E | Error, R> =>
   check.pipe(
     Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (ok) => ok }),
-    Effect.timeoutFail({ duration: limit, onTimeout: () => new Error(describe()) }),
+    Effect.timeoutOrElse({ duration: limit, orElse: () => Effect.fail(new Error(describe())) }),
     Effect.asVoid
   )

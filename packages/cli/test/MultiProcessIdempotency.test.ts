@@ -5,11 +5,11 @@
  * retry afterwards, to either process, replays the first answer. A second test runs every integrator feature over
  * HTTP against one `serve` process on PostgreSQL (the HTTP package's own tests run on SQLite).
  */
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { DbInt } from "@support-engine/storage"
 import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { adminUrl, freshDatabase, provision, startServer } from "./MultiProcessFixture.js"
 
 const KEYS = 20
@@ -37,7 +37,7 @@ if (adminUrl === undefined) {
 } else {
   const admin = adminUrl
   describe("idempotency keys across processes on one PostgreSQL database (D52)", () => {
-    it.scopedLive("two processes racing the same keys make exactly one write per key", () =>
+    it.live("two processes racing the same keys make exactly one write per key", () =>
       Effect.gen(function*() {
         const database = yield* freshDatabase(admin)
         const [token] = yield* provision(database.url, 1)
@@ -73,7 +73,9 @@ if (adminUrl === undefined) {
         const rows = yield* Effect.provide(
           Effect.flatMap(SqlClient.SqlClient, (sql) =>
             sql`SELECT last_name, COUNT(*) AS n FROM customers GROUP BY last_name`.pipe(
-              Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ last_name: Schema.String, n: DbInt }))))
+              Effect.flatMap(
+                Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ last_name: Schema.String, n: DbInt })))
+              )
             )),
           database.client
         )
@@ -83,9 +85,9 @@ if (adminUrl === undefined) {
         }
         // Not a test condition (timing decides it), but worth seeing when it runs.
         yield* Effect.logInfo(`answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`)
-      }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+      }).pipe(Effect.provide(NodeServices.layer)), { timeout: 120_000 })
 
-    it.scopedLive(
+    it.live(
       "cursors, ETags, idempotency, rate-limit headers and search over HTTP on PostgreSQL",
       () =>
         Effect.gen(function*() {
@@ -143,7 +145,7 @@ if (adminUrl === undefined) {
           // Search.
           const found = yield* call("GET", "/v1/customers?q=ADA%20exam")
           assert.deepStrictEqual((found.json as { data: Array<{ id: string }> }).data.map((c) => c.id), [id])
-        }).pipe(Effect.provide(NodeContext.layer)),
+        }).pipe(Effect.provide(NodeServices.layer)),
       { timeout: 120_000 }
     )
   })

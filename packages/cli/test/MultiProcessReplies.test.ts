@@ -3,11 +3,11 @@
  * database, both running the reply worker, receive customer messages for an `auto_reply` agent, spread over both.
  * Every message is answered exactly once (one job per message, one reply per job), whichever process claimed it.
  */
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { DbInt } from "@support-engine/storage"
 import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { fetchJson } from "./Harness.js"
 import {
   adminUrl,
@@ -34,7 +34,7 @@ if (adminUrl === undefined) {
 } else {
   const admin = adminUrl
   describe("AI replies across processes on one PostgreSQL database (D43, D53)", () => {
-    it.scopedLive("two processes answer every customer message exactly once", () =>
+    it.live("two processes answer every customer message exactly once", () =>
       Effect.gen(function*() {
         const database = yield* freshDatabase(admin)
         const [token] = yield* provision(database.url, 1)
@@ -77,7 +77,7 @@ if (adminUrl === undefined) {
         const jobs = Effect.flatMap(
           SqlClient.SqlClient,
           (sql) => sql`SELECT status, outcome, reply_message_id AS reply FROM reply_jobs`
-        ).pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(JobRow))), Effect.provide(database.client))
+        ).pipe(Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(JobRow))), Effect.provide(database.client))
         let last: ReadonlyArray<typeof JobRow.Type> = []
         yield* waitUntil(
           Effect.map(jobs, (rows) => {
@@ -95,13 +95,13 @@ if (adminUrl === undefined) {
             sql`SELECT conversation_id, SUM(CASE WHEN sender_type = 'agent' THEN 1 ELSE 0 END) AS replies,
               SUM(CASE WHEN sender_type = 'customer' THEN 1 ELSE 0 END) AS asked FROM messages GROUP BY conversation_id`
         ).pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ replies: DbInt, asked: DbInt })))),
+          Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ replies: DbInt, asked: DbInt })))),
           Effect.provide(database.client)
         )
         assert.strictEqual(perConversation.length, CONVERSATIONS)
         for (const c of perConversation) {
           assert.deepStrictEqual([c.replies, c.asked], [MESSAGES / CONVERSATIONS, MESSAGES / CONVERSATIONS])
         }
-      }).pipe(Effect.provide(NodeContext.layer)), { timeout: 120_000 })
+      }).pipe(Effect.provide(NodeServices.layer)), { timeout: 120_000 })
   })
 }

@@ -1,8 +1,8 @@
 /** The CLI's pure pieces: option names in validation errors, failure messages, where the data lives. */
-import { HttpServerError } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { CreateApiToken, decodeRequest, NotFound, PersistenceError, ValidationError } from "@support-engine/core"
-import { ConfigError, Effect } from "effect"
+import { Config, ConfigProvider, Effect } from "effect"
+import { HttpServerError } from "effect/http"
 import { resolve } from "node:path"
 import { describeDatabase } from "../src/CliConfig.js"
 import { asOptions, renderFailure } from "../src/Output.js"
@@ -52,11 +52,15 @@ describe("renderFailure", () => {
     )
   })
 
-  it("names the variable of a configuration error", () => {
-    const text = renderFailure(ConfigError.InvalidData(["SUPPORT_PORT"], "Expected a network port"))
-    assert.include(text, "Error: invalid configuration")
-    assert.include(text, "SUPPORT_PORT")
-  })
+  it.effect("names the variable of a configuration error", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Config.Port("SUPPORT_PORT").parse(ConfigProvider.fromEnv({ env: { SUPPORT_PORT: "eighty" } }))
+      )
+      const text = renderFailure(error)
+      assert.include(text, "Error: invalid configuration")
+      assert.include(text, "SUPPORT_PORT")
+    }))
 })
 
 describe("describeDatabase", () => {

@@ -2,12 +2,11 @@
  * `support-engine serve` (D42) as `pnpm start` runs it: a child process on a temporary SQLite file, talked to
  * over real HTTP, stopped with SIGTERM.
  */
-import { Command, FileSystem } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Workspaces } from "@support-engine/core"
 import { engineLayer } from "@support-engine/storage"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, FileSystem } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:net"
 import {
@@ -42,7 +41,7 @@ const bootstrapped = (stdout: string) => {
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 describe("support-engine serve (D42)", () => {
-  it.scopedLive(
+  it.live(
     "on an empty database: bootstraps once, prints a working token, /health answers 200",
     () =>
       Effect.gen(function*() {
@@ -75,7 +74,7 @@ describe("support-engine serve (D42)", () => {
         // stdout is a pipe, so the request log is JSON lines (docs/configuration.md, Logs): one per request.
         const requestLines = server.stdout.pipe(Effect.map((out) =>
           out.split("\n").filter((line) => line.startsWith("{")).map((line) =>
-            JSON.parse(line) as { message: string; logLevel: string; annotations: Record<string, unknown> }
+            JSON.parse(line) as { message: string; level: string; annotations: Record<string, unknown> }
           ).filter((line) => line.message === "request")
         ))
         yield* eventually(
@@ -90,7 +89,7 @@ describe("support-engine serve (D42)", () => {
         // Each line once, as JSON only: `runMain`'s pretty logger does not print it a second time.
         assert.notMatch(yield* server.stdout, /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] (INFO|WARN|ERROR)/m)
         assert.deepStrictEqual(
-          logged.map((line) => [line.logLevel, line.annotations.method, line.annotations.route]).slice(0, 5),
+          logged.map((line) => [line.level, line.annotations.method, line.annotations.route]).slice(0, 5),
           [
             ["INFO", "GET", "/health"],
             ["INFO", "GET", "/openapi.json"],
@@ -135,11 +134,11 @@ describe("support-engine serve (D42)", () => {
         assert.include(restarted, "Tokens: support-engine token list/create --workspace <id>")
         assert.strictEqual((yield* fetchJson(`${again.baseUrl}/v1/companies`, { headers: bearer(token) })).status, 200)
         assert.strictEqual(yield* again.stop, 0)
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 
-  it.scopedLive(
+  it.live(
     "SIGTERM during a request: the server stops listening, the request completes, exit code 0",
     () =>
       Effect.gen(function*() {
@@ -153,7 +152,7 @@ describe("support-engine serve (D42)", () => {
           JSON.stringify({ name: "In flight" })
         )
         yield* Effect.timeout(inFlight.started, DEADLINE)
-        const stopping = yield* Effect.fork(server.stop)
+        const stopping = yield* Effect.forkChild(server.stop)
         // Shutdown has begun: new connections are refused while this request is still waiting for its body.
         yield* eventually(
           Effect.map(accepting(server.port), (ok) => !ok),
@@ -166,11 +165,11 @@ describe("support-engine serve (D42)", () => {
 
         assert.strictEqual(yield* Fiber.join(stopping).pipe(Effect.timeout(DEADLINE)), 0)
         assert.strictEqual(yield* server.stderr, "")
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 
-  it.scopedLive(
+  it.live(
     "the server's dispatcher delivers events to a webhook created with the CLI (D37, D42)",
     () =>
       Effect.gen(function*() {
@@ -211,11 +210,11 @@ describe("support-engine serve (D42)", () => {
 
         assert.strictEqual(yield* server.stop, 0)
         assert.strictEqual(yield* server.stderr, "")
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 
-  it.scopedLive(
+  it.live(
     "a server that cannot listen exits 1 with the reason, and bootstraps nothing",
     () =>
       Effect.gen(function*() {
@@ -229,17 +228,17 @@ describe("support-engine serve (D42)", () => {
           Effect.provide(engineLayer({ databaseUrl: env.SUPPORT_DATABASE_URL }))
         )
         assert.strictEqual(workspaces.length, 0)
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 
-  it.scopedLive(
+  it.live(
     "every request sent while it starts is answered: refused before it listens, answered after",
     () =>
       Effect.gen(function*() {
         const env = yield* fresh
         const port = yield* Effect.promise(freePort)
-        yield* Command.start(command(["serve"], { ...env, SUPPORT_PORT: String(port) }))
+        yield* command(["serve"], { ...env, SUPPORT_PORT: String(port) })
         // Polls from the moment the process starts. A connection refused is fine (not listening yet); a request
         // accepted and never answered is what this catches (a handler attached after listening, D42).
         const outcome = yield* Effect.promise(async () => {
@@ -253,7 +252,7 @@ describe("support-engine serve (D42)", () => {
           return "never listened"
         })
         assert.strictEqual(outcome, "200")
-      }).pipe(Effect.provide(NodeContext.layer)),
+      }).pipe(Effect.provide(NodeServices.layer)),
     TIMEOUT
   )
 })

@@ -25,30 +25,30 @@ import { Tokens, Users, Workspaces } from "./workspaces/Workspaces.js"
 
 /** Every core service. */
 export const EngineServices = Layer.mergeAll(
-  Workspaces.Default,
-  Users.Default,
-  Tokens.Default,
-  Events.Default,
-  Companies.Default,
-  Customers.Default,
-  Agents.Default,
-  Conversations.Default,
-  Messages.Default,
-  Training.Default,
-  TrainingWorker.Default,
-  TrainingSignal.Default,
-  KnowledgeBase.Default,
-  Idempotency.Default,
-  AgentAsk.Default,
-  ReplyWorker.Default,
-  ReplySignal.Default
+  Workspaces.layer,
+  Users.layer,
+  Tokens.layer,
+  Events.layer,
+  Companies.layer,
+  Customers.layer,
+  Agents.layer,
+  Conversations.layer,
+  Messages.layer,
+  Training.layer,
+  TrainingWorker.layerService,
+  TrainingSignal.layer,
+  KnowledgeBase.layer,
+  Idempotency.layer,
+  AgentAsk.layer,
+  ReplyWorker.layerService,
+  ReplySignal.layer
 )
 
 /** Every core service with the default id generator. */
 export const EngineLive = EngineServices.pipe(
-  Layer.provideMerge(TrainingProcessor.Default),
-  Layer.provideMerge(IdGenerator.Default)
+  Layer.provideMerge(TrainingProcessor.layer),
+  Layer.provideMerge(IdGenerator.layer)
 )
 
-export type EngineService = Layer.Layer.Success<typeof EngineLive>
-export type EnginePorts = Layer.Layer.Context<typeof EngineServices>
+export type EngineService = Layer.Success<typeof EngineLive>
+export type EnginePorts = Layer.Services<typeof EngineServices>

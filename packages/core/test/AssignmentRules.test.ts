@@ -1,6 +1,6 @@
 /** The assignment rules of the specification and D27, as a matrix over the pure decision. */
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { type AssignmentRequest, decideAssignment } from "../src/conversations/AssignmentRules.js"
 
 const USER = "00000000-0000-7000-8000-0000000000a1"
@@ -19,13 +19,13 @@ const base: AssignmentRequest = {
 
 const ok = (r: Partial<AssignmentRequest>) => {
   const result = decideAssignment({ ...base, ...r })
-  assert.isTrue(Either.isRight(result), JSON.stringify(result))
-  return Either.getOrThrow(result)
+  assert.isTrue(Result.isSuccess(result), JSON.stringify(result))
+  return Result.getOrThrow(result)
 }
 const refused = (r: Partial<AssignmentRequest>) => {
   const result = decideAssignment({ ...base, ...r })
-  assert.isTrue(Either.isLeft(result), JSON.stringify(result))
-  const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+  assert.isTrue(Result.isFailure(result), JSON.stringify(result))
+  const error = Result.getFailure(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
   return { tag: error._tag, code: error.code, status: error.status }
 }
 

@@ -1,13 +1,13 @@
 /** D48/D49: the bounds and storable-string rules of request schemas, decided in core for every face of the engine. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { CreateConversation, CreateMessage, CreateWebhook, UpdateAgent } from "../src/index.js"
 import { MAX_PAGE, PageNumber, PerPage } from "../src/shared/Pagination.js"
 import { decodeRequest } from "../src/shared/Validation.js"
 
 const CUSTOMER = "00000000-0000-7000-8000-000000000001"
 
-const fieldsOf = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown) =>
+const fieldsOf = <A, I>(schema: Schema.Codec<A, I>, input: unknown) =>
   Effect.map(Effect.flip(decodeRequest(schema)(input)), (error) => Object.keys(error.errors))
 
 describe("request bounds (D48)", () => {
@@ -60,16 +60,18 @@ describe("request bounds (D48)", () => {
 })
 
 describe("query numbers (D49)", () => {
-  const page = Schema.decodeUnknownEither(PageNumber)
-  const perPage = Schema.decodeUnknownEither(PerPage)
+  const page = Schema.decodeUnknownResult(PageNumber)
+  const perPage = Schema.decodeUnknownResult(PerPage)
 
   it("are decimal digits only, page 1..1,000,000 and per_page 1..100", () => {
     for (const bad of ["0x10", "1e1", "+5", "5.0", "-1", "0", " 5", "5 ", "", "1e15", "1000001", "99999999999999999"]) {
-      assert.isTrue(Either.isLeft(page(bad)), `page=${bad}`)
+      assert.isTrue(Result.isFailure(page(bad)), `page=${bad}`)
     }
-    for (const bad of ["0", "101", "0x10", "1e1", "5.0"]) assert.isTrue(Either.isLeft(perPage(bad)), `per_page=${bad}`)
-    assert.deepStrictEqual(page("007"), Either.right(7))
-    assert.deepStrictEqual(page(String(MAX_PAGE)), Either.right(MAX_PAGE))
-    assert.deepStrictEqual(perPage("100"), Either.right(100))
+    for (const bad of ["0", "101", "0x10", "1e1", "5.0"]) {
+      assert.isTrue(Result.isFailure(perPage(bad)), `per_page=${bad}`)
+    }
+    assert.deepStrictEqual(page("007"), Result.succeed(7))
+    assert.deepStrictEqual(page(String(MAX_PAGE)), Result.succeed(MAX_PAGE))
+    assert.deepStrictEqual(perPage("100"), Result.succeed(100))
   })
 })

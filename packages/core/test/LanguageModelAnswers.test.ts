@@ -1,10 +1,9 @@
 /**
- * The AnswerModel on an `@effect/ai` LanguageModel (D53), over a scripted in-process LanguageModel that keeps the
+ * The AnswerModel on an `effect/ai` LanguageModel (D53), over a scripted in-process LanguageModel that keeps the
  * prompt it was given: the conversation so far becomes user and assistant messages, the agent's settings and the
  * passages the system message, phrases to avoid are named on a second draft, and the classification's number picks
  * the rule. (The HTTP providers are tested against loopback servers in storage's AiProviders.test.ts.)
  */
-import { AiError, LanguageModel, type Prompt } from "@effect/ai"
 import { assert, describe, it } from "@effect/vitest"
 import {
   Agent,
@@ -18,8 +17,9 @@ import {
 } from "@support-engine/core"
 import { languageModelAnswers } from "@support-engine/core/LanguageModelAnswers"
 import { DateTime, Effect, Option, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt } from "effect/ai"
 
-const at = DateTime.unsafeMake(0)
+const at = DateTime.makeUnsafe(0)
 const rule = (n: number, text: string) =>
   new EscalationRule({
     id: EscalationRuleId.make(`00000000-0000-7000-8000-00000000000${n}`),
@@ -76,7 +76,7 @@ const scripted = (reply: (options: LanguageModel.ProviderOptions) => Effect.Effe
               {
                 type: "finish" as const,
                 reason: "stop" as const,
-                usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }
+                usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } }
               }
             ]
           }),
@@ -140,19 +140,17 @@ describe("languageModelAnswers (D53)", () => {
       const failWith = (status: number) =>
         scripted(() =>
           Effect.fail(
-            new AiError.HttpResponseError({
+            AiError.make({
               module: "Test",
               method: "generateText",
-              reason: "StatusCode",
-              request: {
-                method: "POST",
-                url: "https://provider.invalid/v1/responses",
-                urlParams: [],
-                hash: Option.none(),
-                headers: { authorization: "Bearer sk-secret-key" }
-              },
-              response: { status, headers: {} },
-              description: "Incorrect API key provided: sk-secret-key"
+              reason: AiError.reasonFromHttpStatus({
+                status,
+                http: {
+                  response: { status, headers: { "x-echoed-authorization": "Bearer sk-secret-key" } },
+                  body: "Incorrect API key provided: sk-secret-key"
+                },
+                description: "Incorrect API key provided: sk-secret-key"
+              })
             })
           )
         ).model

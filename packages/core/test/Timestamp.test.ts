@@ -1,40 +1,40 @@
 /**
- * Timestamp.ts: the D6 wire form. `formatTimestamp` formats from `epochMillis` directly (docs/performance.md), so
+ * Timestamp.ts: the D6 wire form. `formatTimestamp` formats from `epochMilliseconds` directly (docs/performance.md), so
  * these pin what the `DateTime` functions it replaced gave: UTC, milliseconds, `+00:00`, whatever the zone.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import { formatTimestamp, Timestamp } from "../src/shared/Timestamp.js"
 
 describe("Timestamp (D6)", () => {
   it("formats UTC with milliseconds and a numeric offset", () => {
-    expect(formatTimestamp(DateTime.unsafeMake("2026-11-21T15:07:00Z"))).toBe("2026-11-21T15:07:00.000+00:00")
-    expect(formatTimestamp(DateTime.unsafeMake(Date.UTC(1999, 11, 31, 23, 59, 59, 7)))).toBe(
+    expect(formatTimestamp(DateTime.makeUnsafe("2026-11-21T15:07:00Z"))).toBe("2026-11-21T15:07:00.000+00:00")
+    expect(formatTimestamp(DateTime.makeUnsafe(Date.UTC(1999, 11, 31, 23, 59, 59, 7)))).toBe(
       "1999-12-31T23:59:59.007+00:00"
     )
   })
 
   it("formats a zoned DateTime as the same instant in UTC", () => {
-    const zoned = DateTime.unsafeMakeZoned("2026-11-21T16:07:00.123+01:00", { timeZone: "Europe/Berlin" })
+    const zoned = DateTime.makeZonedUnsafe("2026-11-21T16:07:00.123+01:00", { timeZone: "Europe/Berlin" })
     expect(formatTimestamp(zoned)).toBe("2026-11-21T15:07:00.123+00:00")
   })
 
   it("decodes any RFC 3339 offset and encodes back in the D6 form", () => {
-    const decoded = Schema.decodeUnknownEither(Timestamp)("2026-11-21T10:07:00.5-05:00")
-    expect(Either.map(decoded, Schema.encodeSync(Timestamp))).toEqual(Either.right("2026-11-21T15:07:00.500+00:00"))
-    expect(Either.isLeft(Schema.decodeUnknownEither(Timestamp)("yesterday"))).toBe(true)
+    const decoded = Schema.decodeUnknownResult(Timestamp)("2026-11-21T10:07:00.5-05:00")
+    expect(Result.map(decoded, Schema.encodeSync(Timestamp))).toEqual(Result.succeed("2026-11-21T15:07:00.500+00:00"))
+    expect(Result.isFailure(Schema.decodeUnknownResult(Timestamp)("yesterday"))).toBe(true)
   })
 })
 
 describe("Timestamp input (D49): RFC 3339 with a zone, nothing else", () => {
-  const decode = (s: string) => Either.map(Schema.decodeUnknownEither(Timestamp)(s), Schema.encodeSync(Timestamp))
+  const decode = (s: string) => Result.map(Schema.decodeUnknownResult(Timestamp)(s), Schema.encodeSync(Timestamp))
 
   it("accepts Z, offsets, lower case, a space separator and up to nine fraction digits, normalised to UTC", () => {
-    expect(decode("2026-01-02T03:04:05Z")).toEqual(Either.right("2026-01-02T03:04:05.000+00:00"))
-    expect(decode("2026-01-02t03:04:05z")).toEqual(Either.right("2026-01-02T03:04:05.000+00:00"))
-    expect(decode("2026-01-02 03:04:05+02:00")).toEqual(Either.right("2026-01-02T01:04:05.000+00:00"))
-    expect(decode("2026-01-02T03:04:05.123456789-00:30")).toEqual(Either.right("2026-01-02T03:34:05.123+00:00"))
-    expect(decode("2024-02-29T00:00:00Z")).toEqual(Either.right("2024-02-29T00:00:00.000+00:00"))
+    expect(decode("2026-01-02T03:04:05Z")).toEqual(Result.succeed("2026-01-02T03:04:05.000+00:00"))
+    expect(decode("2026-01-02t03:04:05z")).toEqual(Result.succeed("2026-01-02T03:04:05.000+00:00"))
+    expect(decode("2026-01-02 03:04:05+02:00")).toEqual(Result.succeed("2026-01-02T01:04:05.000+00:00"))
+    expect(decode("2026-01-02T03:04:05.123456789-00:30")).toEqual(Result.succeed("2026-01-02T03:34:05.123+00:00"))
+    expect(decode("2024-02-29T00:00:00Z")).toEqual(Result.succeed("2024-02-29T00:00:00.000+00:00"))
   })
 
   it("refuses dates without a zone, other formats and impossible dates", () => {
@@ -54,6 +54,6 @@ describe("Timestamp input (D49): RFC 3339 with a zone, nothing else", () => {
         "1767323045",
         " 2026-01-02T03:04:05Z"
       ]
-    ) expect([input, Either.isLeft(decode(input))]).toEqual([input, true])
+    ) expect([input, Result.isFailure(decode(input))]).toEqual([input, true])
   })
 })

@@ -9,7 +9,7 @@ import { type EngineService, WebhookConfig, Webhooks, type WebhookSettings } fro
 import { engineLayer, type StoragePorts } from "@support-engine/storage"
 import { makeSupportEngine, type SupportEngine } from "@support-engine/storage/Facade"
 import { Dispatcher, DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
-import { type ConfigError, Layer } from "effect"
+import { type Config, Layer } from "effect"
 
 export interface SupportEngineOptions {
   /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…`. */
@@ -39,7 +39,7 @@ export type SupportEngineServices = EngineService | StoragePorts | Webhooks
  */
 export const supportEngineLayer = (
   options: SupportEngineOptions = {}
-): Layer.Layer<SupportEngineServices, ConfigError.ConfigError> => {
+): Layer.Layer<SupportEngineServices, Config.ConfigError> => {
   const config = options.webhooks === undefined ? WebhookConfig.fromEnv : WebhookConfig.layer(options.webhooks)
   const base = engineLayer({
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
@@ -48,11 +48,12 @@ export const supportEngineLayer = (
     ...(options.background === undefined ? {} : { background: options.background })
   })
   const support = Layer.merge(config, DnsHostResolver)
-  const webhooks = Webhooks.DefaultWithoutDependencies.pipe(Layer.provide(support))
-  const dispatcher = options.dispatcher === false ? Layer.empty : Dispatcher.DefaultWithoutDependencies.pipe(
+  const webhooks = Webhooks.layerWithoutDependencies.pipe(Layer.provide(support))
+  // Built for its effect alone: the dispatcher runs for as long as the layer lives and provides nothing.
+  const dispatcher = options.dispatcher === false ? Layer.empty : Layer.empty.pipe(
+    Layer.provide(Dispatcher.layerWithoutDependencies),
     Layer.provide(WebhookTransport.Undici),
-    Layer.provide(support),
-    Layer.discard
+    Layer.provide(support)
   )
   return Layer.mergeAll(webhooks, dispatcher).pipe(Layer.provideMerge(base))
 }

@@ -1,9 +1,10 @@
 /**
  * The whole `/v1` API (spec + D19-D32, D36, D45) as one HttpApi: one group per resource, request and response
- * schemas from core, every error response declared (ErrorResponses.ts) so OpenAPI and the typed client know them.
+ * schemas from core, every error response declared (ErrorResponses.ts, and ApiErrors.ts for those every endpoint
+ * shares) so OpenAPI and the typed client know them.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
-import { Predicate } from "effect"
+import { Predicate, SchemaAST } from "effect"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { AgentsApi } from "./agents/AgentsApi.js"
 import { CompaniesApi } from "./companies/CompaniesApi.js"
 import { ConversationsApi } from "./conversations/ConversationsApi.js"
@@ -11,27 +12,94 @@ import { MessagesApi } from "./conversations/MessagesApi.js"
 import { CustomersApi } from "./customers/CustomersApi.js"
 import { EventsApi } from "./events/EventsApi.js"
 import { KnowledgeBaseApi } from "./knowledge-base/KnowledgeBaseApi.js"
-import {
-  IdempotencyKeyInUseResponse,
-  IdempotencyKeyReusedResponse,
-  PersistenceErrorResponse,
-  ValidationErrorResponse
-} from "./shared/ErrorResponses.js"
+import { ApiErrors } from "./shared/ApiErrors.js"
+import { Authentication } from "./shared/Authentication.js"
 import { documentIntegratorHeaders } from "./shared/IntegratorHeaders.js"
 import { correctDocument } from "./shared/OpenApiDocument.js"
-import { RateLimitedResponse } from "./shared/RateLimits.js"
 import { TrainingApi } from "./training/TrainingApi.js"
 import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
-const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
+const SCHEMAS = "#/components/schemas/"
 
-const isDecodeError = (schema: unknown): boolean => Predicate.isRecord(schema) && schema.$ref === DECODE_ERROR
+const valuesOf = (value: unknown): ReadonlyArray<unknown> => Predicate.isObject(value) ? Object.values(value) : []
 
-const valuesOf = (value: unknown): ReadonlyArray<unknown> => Predicate.isRecord(value) ? Object.values(value) : []
+/** Every `$ref` in `value`, rewritten by `rename` (in place). */
+const renameRefs = (value: unknown, rename: (name: string) => string): void => {
+  if (Array.isArray(value)) return value.forEach((item) => renameRefs(item, rename))
+  if (!Predicate.isObject(value)) return
+  if (typeof value.$ref === "string" && value.$ref.startsWith(SCHEMAS)) {
+    value.$ref = `${SCHEMAS}${rename(value.$ref.slice(SCHEMAS.length))}`
+  }
+  Object.values(value).forEach((item) => renameRefs(item, rename))
+}
+
+/**
+ * Components under the names of their schemas. Effect names the wire form of a schema whose identifier is on its
+ * decoded side (every class: `Agent`, with `DateTime`s) `AgentEncoded`; the document has one form of each, so it
+ * keeps the schema's own name, unless another component has it.
+ */
+const namedAsTheirSchemas = (spec: Record<string, unknown>): void => {
+  const container = spec.components
+  if (!Predicate.isObject(container) || !Predicate.isObject(container.schemas)) return
+  const components = container.schemas
+  const renamed = new Map<string, string>()
+  for (const name of Object.keys(components)) {
+    const base = name.endsWith("Encoded") ? name.slice(0, -"Encoded".length) : name
+    if (base !== name && base !== "" && !(base in components)) renamed.set(name, base)
+  }
+  if (renamed.size === 0) return
+  const rename = (name: string) => renamed.get(name) ?? name
+  const schemas: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(components)) schemas[rename(name)] = schema
+  container.schemas = schemas
+  renameRefs(spec.paths, rename)
+  renameRefs(schemas, rename)
+}
+
+/** The components of the errors every endpoint shares (ApiErrors.ts), then of those of authentication. */
+const SHARED_ERRORS: ReadonlyArray<string> = [...ApiErrors.error, ...Authentication.error].flatMap((schema) => {
+  const name = SchemaAST.resolveIdentifier(SchemaAST.toEncoded(schema.ast))
+  return name === undefined ? [] : [name]
+})
+
+const rank = (member: unknown): number => {
+  const ref = Predicate.isObject(member) && typeof member.$ref === "string" ? member.$ref.slice(SCHEMAS.length) : ""
+  const index = SHARED_ERRORS.indexOf(ref)
+  return index === -1 ? SHARED_ERRORS.length : index
+}
+
+/**
+ * Each error answer lists the errors every endpoint shares first, then the endpoint's own, and is described by the
+ * first of them (a 400 is always a business rule the request broke): one description per answer, where Effect
+ * joins those of all its schemas.
+ */
+const describeErrorAnswers = (spec: Record<string, unknown>): void => {
+  const components = Predicate.isObject(spec.components) && Predicate.isObject(spec.components.schemas)
+    ? spec.components.schemas
+    : {}
+  for (const operation of valuesOf(spec.paths).flatMap(valuesOf)) {
+    if (!Predicate.isObject(operation) || !Predicate.isObject(operation.responses)) continue
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (Number(status) < 400 || !Predicate.isObject(response) || !Predicate.isObject(response.content)) continue
+      const media = response.content["application/json"]
+      if (!Predicate.isObject(media) || !Predicate.isObject(media.schema)) continue
+      const members = Array.isArray(media.schema.anyOf) ? media.schema.anyOf : [media.schema]
+      const ordered = [...members].sort((a, b) => rank(a) - rank(b))
+      if (Array.isArray(media.schema.anyOf)) media.schema.anyOf = ordered
+      const first = ordered[0]
+      const component = Predicate.isObject(first) && typeof first.$ref === "string"
+        ? components[first.$ref.slice(SCHEMAS.length)]
+        : first
+      const description = Predicate.isObject(component) ? component.description : undefined
+      if (status === "400") response.description = "Business rule violated"
+      else if (typeof description === "string") response.description = description
+    }
+  }
+}
 
 /** Request bodies ignore unknown fields (D13): their schemas must not say `additionalProperties: false`. */
 const openRequestBodies = (spec: Record<string, unknown>): void => {
-  const components = Predicate.isRecord(spec.components) && Predicate.isRecord(spec.components.schemas)
+  const components = Predicate.isObject(spec.components) && Predicate.isObject(spec.components.schemas)
     ? spec.components.schemas
     : {}
   const seen = new Set<unknown>()
@@ -39,57 +107,23 @@ const openRequestBodies = (spec: Record<string, unknown>): void => {
     if (seen.has(schema)) return
     seen.add(schema)
     if (Array.isArray(schema)) return schema.forEach(open)
-    if (!Predicate.isRecord(schema)) return
+    if (!Predicate.isObject(schema)) return
     if (schema.additionalProperties === false) delete schema.additionalProperties
-    if (typeof schema.$ref === "string") open(components[schema.$ref.replace("#/components/schemas/", "")])
+    if (typeof schema.$ref === "string") open(components[schema.$ref.replace(SCHEMAS, "")])
     Object.values(schema).forEach(open)
   }
   for (const operation of valuesOf(spec.paths).flatMap(valuesOf)) {
-    if (Predicate.isRecord(operation)) open(operation.requestBody)
+    if (Predicate.isObject(operation)) open(operation.requestBody)
   }
 }
 
-/**
- * Effect's JSON Schema marks `unknown` as `{"$id": "/schemas/unknown"}`; the same `$id` twice makes the document
- * invalid (event `data` and the prohibited `model` field both have one), and it means nothing to a client.
- */
-const withoutSchemaIds = (value: unknown): void => {
-  if (Array.isArray(value)) return value.forEach(withoutSchemaIds)
-  if (!Predicate.isRecord(value)) return
-  if (typeof value.$id === "string" && value.$id.startsWith("/schemas/")) delete value.$id
-  Object.values(value).forEach(withoutSchemaIds)
-}
-
-/**
- * The generated document, corrected where it would not describe what the server does. HttpApi declares its own
- * decode error (400 `HttpApiDecodeError`) on every endpoint; this API never sends it (decode failures are the
- * 422 of D13, RequestMiddleware.ts), so the document drops it.
- */
+/** The generated document, corrected where it would not describe what the server does. */
 const tidyDocument = <Spec extends Record<string, unknown>>(spec: Spec): Spec => {
-  for (const operation of valuesOf(spec.paths).flatMap(valuesOf)) {
-    if (!Predicate.isRecord(operation) || !Predicate.isRecord(operation.responses)) continue
-    const responses = operation.responses
-    const response = responses["400"]
-    if (!Predicate.isRecord(response) || !Predicate.isRecord(response.content)) continue
-    const media = response.content["application/json"]
-    if (!Predicate.isRecord(media)) continue
-    const schema = media.schema
-    if (isDecodeError(schema)) {
-      delete responses["400"]
-    } else if (Predicate.isRecord(schema) && Array.isArray(schema.anyOf)) {
-      const rest = schema.anyOf.filter((member) => !isDecodeError(member))
-      media.schema = rest.length === 1 ? rest[0] : { ...schema, anyOf: rest }
-      response.description = "Business rule violated"
-    }
-  }
+  namedAsTheirSchemas(spec)
+  describeErrorAnswers(spec)
   openRequestBodies(spec)
-  withoutSchemaIds(spec)
   correctDocument(spec)
   documentIntegratorHeaders(spec)
-  const components = spec.components
-  if (Predicate.isRecord(components) && Predicate.isRecord(components.schemas)) {
-    for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete components.schemas[name]
-  }
   return spec
 }
 
@@ -103,12 +137,10 @@ export class Api extends HttpApi.make("support-engine")
   .add(KnowledgeBaseApi)
   .add(WebhooksApi)
   .add(EventsApi)
-  .addError(ValidationErrorResponse)
-  .addError(PersistenceErrorResponse)
-  .addError(IdempotencyKeyReusedResponse)
-  .addError(IdempotencyKeyInUseResponse)
-  .addError(RateLimitedResponse)
+  .middleware(ApiErrors)
   .prefix("/v1")
+  // Every field error of a request, not only the first (D13).
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotate(OpenApi.Title, "support-engine")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

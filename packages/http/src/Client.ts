@@ -1,7 +1,8 @@
 /** The typed client of the API for TypeScript hosts: every endpoint, with core's request and error types. */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { fieldErrors, ValidationError } from "@support-engine/core"
-import { Effect, Either, FiberRef, identity, ParseResult, Predicate, type Redacted, Schema } from "effect"
+import { Context, Effect, identity, Predicate, type Redacted, Schema } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { Api } from "./Api.js"
 
 export interface ClientOptions {
@@ -12,76 +13,66 @@ export interface ClientOptions {
 }
 
 /** Headers the client adds to every request made inside `withHeaders`. */
-const extraHeaders = FiberRef.unsafeMake<Readonly<Record<string, string>>>({})
+const ExtraHeaders = Context.Reference<Readonly<Record<string, string>>>("@support-engine/http/ClientHeaders", {
+  defaultValue: () => ({})
+})
 
 /**
  * Sends `headers` with every request `self` makes (D52): `If-Match` on an update or delete,
  * `Idempotency-Key` on a create, for example
- * `client.customers.update({ path, payload }).pipe(withHeaders({ "if-match": etag }))`.
+ * `client.customers.update({ params, payload }).pipe(withHeaders({ "if-match": etag }))`.
  */
 export const withHeaders = (headers: Readonly<Record<string, string>>) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.locallyWith(self, extraHeaders, (current) => ({ ...current, ...headers }))
+  Effect.updateService(self, ExtraHeaders, (current) => ({ ...current, ...headers }))
 
 const addExtraHeaders = HttpClient.mapRequestEffect((request: HttpClientRequest.HttpClientRequest) =>
   Effect.map(
-    FiberRef.get(extraHeaders),
+    ExtraHeaders,
     (headers) => Object.keys(headers).length === 0 ? request : HttpClientRequest.setHeaders(request, headers)
   )
 )
 
 /**
- * Parse errors raised while decoding a server's answer. `transformResponse` sees only the decoding of answers, so a
- * parse error that is not in this set was raised while encoding the request, before anything was sent.
+ * Schema errors raised while decoding a server's answer. `transformResponse` sees only the decoding of answers, so a
+ * schema error that is not in this set was raised while encoding the request, before anything was sent.
  */
 const answerErrors = new WeakSet<object>()
 
-const markAnswerErrors = (effect: Effect.Effect<unknown, unknown>) =>
+const markAnswerErrors = (effect: Effect.Effect<unknown, unknown, unknown>) =>
   Effect.tapError(effect, (error) => {
-    if (ParseResult.isParseError(error)) answerErrors.add(error)
+    if (Schema.isSchemaError(error)) answerErrors.add(error)
     return Effect.void
   })
 
 /**
- * The request schemas stop at their first error (shared/Requests.ts): a refused request is encoded again from the
- * failure's root with `errors: "all"`, so the client reports every field error, as the server does (D13).
- */
-const everyError = (error: ParseResult.ParseError): ParseResult.ParseError => {
-  const { issue } = error
-  // A root issue names the schema that failed; only a field's issue can be missing, unexpected or a pointer.
-  if (issue._tag === "Missing" || issue._tag === "Unexpected" || issue._tag === "Pointer") return error
-  return Either.match(ParseResult.encodeUnknownEither(Schema.make(issue.ast), { errors: "all" })(issue.actual), {
-    onLeft: (all) => new ParseResult.ParseError({ issue: all }),
-    onRight: () => error
-  })
-}
-
-/**
  * A request the client refuses before sending fails with the same `ValidationError` (and the same plain field
- * messages, D51) that the server would answer with a 422, so a host handles both in one place. A malformed answer
- * from the server stays a `ParseError`: it is not the caller's input that is wrong.
+ * messages, every one of them: the API's `ParseOptions`, Api.ts) that the server would answer with a 422, so a host
+ * handles both in one place. A malformed answer from the server stays a `SchemaError`: it is not the caller's input
+ * that is wrong.
  */
 const requestErrorsAsValidation =
   (method: (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>) => (...args: ReadonlyArray<unknown>) =>
     Effect.catchIf(
       method(...args),
-      (error) => ParseResult.isParseError(error) && !answerErrors.has(error),
-      (error) => Effect.fail(new ValidationError({ errors: fieldErrors(everyError(error as ParseResult.ParseError)) }))
+      (error): error is Schema.SchemaError => Schema.isSchemaError(error) && !answerErrors.has(error),
+      (error) => Effect.fail(new ValidationError({ errors: fieldErrors(error) }))
     )
+
+const isMethod = (value: unknown): value is (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown> =>
+  Predicate.isFunction(value)
 
 /** Wraps every endpoint of a client made by `HttpApiClient.make`: groups of methods, and top-level methods. */
 const wrapMethods = (value: unknown): unknown => {
-  if (Predicate.isFunction(value)) {
-    return requestErrorsAsValidation(value as (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>)
-  }
-  if (!Predicate.isRecord(value)) return value
+  if (isMethod(value)) return requestErrorsAsValidation(value)
+  if (!Predicate.isObject(value)) return value
   return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, wrapMethods(member)]))
 }
 
 /**
- * A client for every endpoint: `client.companies.create({ payload })`, `client.companies.get({ path: { id } })`.
+ * A client for every endpoint: `client.companies.create({ payload })`, `client.companies.get({ params: { id } })`.
  * Failures are the core error classes (`NotFound`, `ValidationError`, ...) decoded from the responses, and a
- * request that does not pass the schemas fails with `ValidationError` before it is sent. Pass `withResponse: true`
- * to read response headers such as `ETag` or `RateLimit`.
+ * request that does not pass the schemas fails with `ValidationError` before it is sent. Pass
+ * `responseMode: "decoded-and-response"` to read response headers such as `ETag` or `RateLimit`.
  */
 export const makeClient = (options: ClientOptions = {}) => {
   const { token } = options
@@ -93,9 +84,9 @@ export const makeClient = (options: ClientOptions = {}) => {
         (token === undefined ? identity : HttpClient.mapRequest(HttpClientRequest.bearerToken(token)))(client)
       )
   }).pipe(
-    // The wrapped methods keep their types: ValidationError is one of the API's declared errors (Api.ts).
+    // The wrapped methods keep their types: ValidationError is one of the API's declared errors (ApiErrors.ts).
     Effect.map((client) => wrapMethods(client) as typeof client)
   )
 }
 
-export type Client = Effect.Effect.Success<ReturnType<typeof makeClient>>
+export type Client = Effect.Success<ReturnType<typeof makeClient>>

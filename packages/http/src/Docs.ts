@@ -1,29 +1,28 @@
 /**
  * The routes beside `/v1` (D42): `GET /health` (no auth), `GET /openapi.json` (OpenAPI 3.1 of the whole API)
- * and `GET /docs`, a browsable reference whose script is inlined in the page (Scalar, bundled with
- * `@effect/platform`), so it works on a machine without internet access.
+ * and `GET /docs`, a browsable reference whose script is inlined in the page (Scalar, bundled with `effect`), so
+ * it works on a machine without internet access.
  *
  * Both documents are built on their first request, not at start: every start generated the OpenAPI document
  * twice (once more for the reference page) and parsed the page's 3.4 MB script (docs/performance.md, item 7).
  */
-import { HttpApi, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect } from "effect"
-import type { Layer } from "effect"
+import { Effect, type Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { OpenApi } from "effect/http-api"
 import { Api } from "./Api.js"
 
 /** The OpenAPI 3.1 document of the API. */
 export const openApiDocument = (): OpenApi.OpenAPISpec => OpenApi.fromApi(Api)
 
 /** `/health`, `/openapi.json` and `/docs`. */
-export const DocsLive: Layer.Layer<never, never, HttpApi.Api> = HttpApiBuilder.Router.use((router) =>
+export const DocsLive: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.use((router) =>
   Effect.gen(function*() {
-    const api = yield* HttpApi.Api
-    yield* router.get("/health", Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" })))
-    const spec = yield* Effect.cached(Effect.sync(() => HttpServerResponse.unsafeJson(openApiDocument())))
-    yield* router.get("/openapi.json", spec)
+    yield* router.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" }))
+    const spec = yield* Effect.cached(Effect.sync(() => HttpServerResponse.jsonUnsafe(openApiDocument())))
+    yield* router.add("GET", "/openapi.json", spec)
     const reference = yield* Effect.cached(
-      Effect.flatMap(Effect.promise(() => import("./Reference.js")), (module) => module.referenceRouter(api))
+      Effect.flatMap(Effect.promise(() => import("./Reference.js")), (module) => module.referencePage)
     )
-    yield* router.get("/docs", Effect.flatten(reference))
+    yield* router.add("GET", "/docs", Effect.flatten(reference))
   })
 )

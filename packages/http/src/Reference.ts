@@ -4,13 +4,13 @@
  * on every start was a measurable part of start-up (docs/performance.md). The bundled executable keeps this module
  * in a chunk of its own; `HttpApiScalar` is imported from its own module, not the package index, for that reason.
  */
-import { HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { HttpRouter } from "@effect/platform"
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
+import { Api } from "./Api.js"
 
 /**
- * Scalar's options (1.39, the version `@effect/platform` inlines) that keep the page from calling a third party;
+ * Scalar's options (the version `effect` inlines) that keep the page from calling a third party;
  * `HttpApiScalar.ScalarConfig` declares only some of them, and the page passes the whole object to Scalar.
  * Each one switches off a feature that would reach a Scalar host (see docs/decisions.md, "/docs").
  */
@@ -33,15 +33,20 @@ export const OFFLINE_SCALAR_OPTIONS = {
 
 const scalar: HttpApiScalar.ScalarConfig = OFFLINE_SCALAR_OPTIONS
 
-/** A router answering `GET /docs` for the API. */
-export const referenceRouter = (
-  api: HttpApi.Api["Type"]
-): Effect.Effect<HttpRouter.HttpRouter<unknown, HttpRouter.HttpRouter.DefaultServices>> =>
-  HttpApiBuilder.Router.router.pipe(
-    Effect.provide(
-      HttpApiScalar.layer({ path: "/docs", scalar }).pipe(
-        Layer.provideMerge(HttpApiBuilder.Router.Live),
-        Layer.provide(Layer.succeed(HttpApi.Api, api))
-      )
+/**
+ * The answer to `GET /docs`: Scalar's page for the API, from a router of its own that holds only that route (the
+ * page is made once, by `HttpApiScalar`, on the first request).
+ */
+export const referencePage: Effect.Effect<
+  Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>
+> = Effect.gen(
+  function*() {
+    const router = yield* HttpRouter.make
+    yield* Layer.build(HttpApiScalar.layer(Api, { path: "/docs", scalar })).pipe(
+      Effect.provideService(HttpRouter.HttpRouter, router),
+      Effect.scoped
     )
-  )
+    // The page is the router's one route: any failure here is a bug.
+    return Effect.orDie(router.asHttpEffect())
+  }
+)

@@ -2,9 +2,6 @@
  * Ways to run the API (D3c, D41, D42): as a layer on a host's `HttpServer`, as a web or node:http request
  * handler inside a host's own server, or as the standalone Node server the CLI starts.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
-import type { HttpApi, HttpRouter } from "@effect/platform"
-import type { Webhooks } from "@support-engine/core"
 // The module itself, not the package index: through the index the bundle keeps all of NodeHttpServer, whose test
 // layer pulls in undici (docs/performance.md, start-up).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -25,11 +22,22 @@ import type {
   Training,
   Transactor,
   WebhookOps,
-  WebhookRepo
+  WebhookRepo,
+  Webhooks
 } from "@support-engine/core"
 import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
 import { DispatcherBackground, WebhooksLive } from "@support-engine/webhooks"
-import { Config, type ConfigError, Effect, Layer, ManagedRuntime } from "effect"
+import { Config, Effect, Exit, type FileSystem, Layer, type Path, References, Scope } from "effect"
+import {
+  type Etag,
+  type HttpPlatform,
+  HttpRouter,
+  HttpServer,
+  type HttpServerError,
+  type HttpServerRequest,
+  type HttpServerResponse
+} from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AgentsHttpLive } from "./agents/AgentsHttp.js"
 import { Api } from "./Api.js"
@@ -40,9 +48,9 @@ import { CustomersHttpLive } from "./customers/CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./events/EventsHttp.js"
 import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
+import { ApiErrorsLive } from "./shared/ApiErrors.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
-import { HttpConfig } from "./shared/HttpConfig.js"
-import { ioSchedulerMiddleware, onIoScheduler } from "./shared/IoScheduler.js"
+import { HttpConfig, validated } from "./shared/HttpConfig.js"
 import { LoggingFromEnv } from "./shared/Logging.js"
 import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
@@ -76,7 +84,7 @@ export type EngineHost = Exclude<ApiServices, Webhooks> | WebhookRepo | WebhookO
 /** The webhook subscriptions service with `SUPPORT_WEBHOOK_*` from the environment (D41). */
 export const WebhooksFromEnv: Layer.Layer<
   Webhooks,
-  ConfigError.ConfigError,
+  Config.ConfigError,
   WebhookRepo | WebhookOps | RowLocks | Transactor | IdGenerator
 > = WebhooksLive
 
@@ -90,34 +98,39 @@ const GroupsLive = Layer.mergeAll(
   CustomersHttpLive,
   CompaniesHttpLive,
   WebhooksHttpLive
-).pipe(Layer.provide(AuthenticationLive))
+).pipe(Layer.provide(AuthenticationLive), Layer.provide(ApiErrorsLive))
+
+/** What serving the API needs of the platform: its file system, paths, HTTP platform and ETag generator. */
+export type PlatformServices = Etag.Generator | FileSystem.FileSystem | HttpPlatform.HttpPlatform | Path.Path
 
 /**
- * The API with its handlers, request middleware and the `/health`, `/openapi.json` and `/docs` routes: the
- * `HttpApi.Api` that `HttpApiBuilder.serve` or `HttpApiBuilder.toWebHandler` turn into a server or handler.
+ * The API with its handlers, request middleware and the `/health`, `/openapi.json` and `/docs` routes, added to
+ * the `HttpRouter` that `HttpRouter.serve`, `HttpRouter.toWebHandler` or `HttpRouter.toHttpEffect` turn into a
+ * server or handler (with `disableLogger: true`: the request log is the API's own, RequestLog.ts).
  */
-export const HttpApiLive: Layer.Layer<HttpApi.Api, never, ApiServices> = Layer.mergeAll(DocsLive, RequestMiddlewareLive)
-  .pipe(Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive))))
+export const HttpApiLive: Layer.Layer<never, never, HttpRouter.HttpRouter | PlatformServices | ApiServices> = Layer
+  .mergeAll(HttpApiBuilder.layer(Api), DocsLive, RequestMiddlewareLive)
+  .pipe(Layer.provide(GroupsLive))
 
 /**
  * `SUPPORT_PUBLIC_URL`, else the host server's own address (D51). A malformed value stops the server at start,
  * with the config error as the cause, instead of putting wrong links in every list.
  */
-const PublicUrlOnServer: Layer.Layer<PublicUrl, never, HttpServer.HttpServer> = PublicUrl.fromEnv.pipe(Layer.orDie)
+const PublicUrlOnServer: Layer.Layer<never, never, HttpServer.HttpServer> = PublicUrl.fromEnv.pipe(Layer.orDie)
 
 /** The API served on the host's `HttpServer` (any platform's), lists linked on its public address (D51). */
-export const HttpLive: Layer.Layer<
-  never,
-  never,
-  HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices | ApiServices
-> = HttpApiBuilder.serve().pipe(Layer.provide(HttpApiLive), Layer.provide(PublicUrlOnServer))
+export const HttpLive: Layer.Layer<never, never, HttpServer.HttpServer | PlatformServices | ApiServices> = HttpRouter
+  .serve(HttpApiLive, { disableLogger: true, disableListenLog: true })
+  .pipe(Layer.provide(PublicUrlOnServer))
 
 /** `SUPPORT_HOST` (default 127.0.0.1) and `SUPPORT_PORT` (default 8080; 0 picks a free port) (D41). */
 export const listenConfig = Config.all({
-  host: Config.string("SUPPORT_HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: Config.integer("SUPPORT_PORT").pipe(
-    Config.withDefault(8080),
-    Config.validate({ message: "must be a port number (0 to 65535)", validation: (n) => n >= 0 && n <= 65535 })
+  host: Config.String("SUPPORT_HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: validated(
+    Config.Int("SUPPORT_PORT").pipe(Config.withDefault(8080)),
+    "SUPPORT_PORT",
+    "must be a port number (0 to 65535)",
+    (n) => n >= 0 && n <= 65535
   )
 })
 
@@ -126,27 +139,23 @@ export const listenConfig = Config.all({
  * spans to, and making them (with the statement scopes that go with them) cost about two fifths of a GET
  * (docs/performance.md). Hosts that trace serve `HttpLive` or a handler below, which keep Effect's default.
  */
-export const Untraced: Layer.Layer<never> = Layer.setTracerEnabled(false)
+export const Untraced: Layer.Layer<never> = Layer.succeed(References.TracerEnabled, false)
 
 /**
  * The standalone Node server over the given engine, listening per D41 with the body limit of
  * `SUPPORT_MAX_BODY_BYTES`, the connection limits of ServerLimits.ts and the webhook settings of
- * `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting
- * connections and lets in-flight requests finish. It does not deliver webhooks: the engine's background does.
- * Requests run on `ioScheduler` (IoScheduler.ts), which keeps reading sockets while requests are busy, and
- * untraced (`Untraced`).
+ * `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting connections and lets in-flight requests finish. It does
+ * not deliver webhooks: the engine's background does. Requests run untraced (`Untraced`).
  */
 export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
-  ConfigError.ConfigError | HttpServerError.ServeError,
+  Config.ConfigError | HttpServerError.ServeError,
   EngineHost
-> = Layer.unwrapEffect(
+> = Layer.unwrap(
   Effect.map(
-    Effect.all([ioSchedulerMiddleware, serverLimitsConfig]),
-    ([middleware, limits]) =>
-      HttpApiBuilder.serve(middleware).pipe(
-        HttpMiddleware.withTracerDisabledWhen(() => true),
-        Layer.provide(HttpApiLive),
+    serverLimitsConfig,
+    (limits) =>
+      HttpRouter.serve(HttpApiLive, { disableLogger: true, disableListenLog: true }).pipe(
         Layer.provide(WebhooksFromEnv),
         Layer.provide(HttpConfig.fromEnv),
         Layer.provide(RateLimitConfig.fromEnv),
@@ -161,7 +170,7 @@ export const ServerLive: Layer.Layer<
  * The engine on `SUPPORT_DATABASE_URL` (D41), migrated when built, with its background work: the training
  * worker, the AI reply worker (D53) and the webhook dispatcher.
  */
-export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> = Layer.unwrapEffect(
+export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, Config.ConfigError> = Layer.unwrap(
   Effect.map(
     DatabaseUrlConfig,
     (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
@@ -174,7 +183,7 @@ export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, ConfigErro
  */
 export const StandaloneLive: Layer.Layer<
   HttpServer.HttpServer,
-  ConfigError.ConfigError | HttpServerError.ServeError
+  Config.ConfigError | HttpServerError.ServeError
 > = ServerLive.pipe(Layer.provide(EngineFromEnv), Layer.provide(Untraced), Layer.provide(LoggingFromEnv()))
 
 /** A request handler and the function that releases what it holds (database pool, background fibers). */
@@ -190,15 +199,31 @@ export interface Handler<H> {
 export const makeWebHandler = <E>(
   engine: Layer.Layer<EngineHost, E>
 ): Handler<(request: Request) => Promise<Response>> =>
-  HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(HttpApiLive, HttpServer.layerContext).pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
+  HttpRouter.toWebHandler(
+    HttpApiLive.pipe(
+      Layer.provide(WebhooksFromEnv),
+      Layer.provide(engine),
+      Layer.provide(HttpServer.layerServices)
+    ),
+    { disableLogger: true }
   )
 
-/** The API as a node:http request listener, inside an Effect program that provides the API (`HttpApiLive`). */
-export const nodeHandler = Effect.flatMap(
-  HttpApiBuilder.httpApp,
-  (app) => NodeHttpServer.makeHandler(app, onIoScheduler)
-)
+/**
+ * The API as a node:http request listener, inside an Effect program that provides the API's services; the
+ * listener's requests run in the program's scope.
+ */
+export const nodeHandler: Effect.Effect<
+  (request: IncomingMessage, response: ServerResponse) => void,
+  never,
+  Scope.Scope | PlatformServices | ApiServices
+> = Effect.gen(function*() {
+  const httpEffect: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    unknown,
+    HttpServerRequest.HttpServerRequest | Scope.Scope
+  > = yield* HttpRouter.toHttpEffect(HttpApiLive)
+  return yield* NodeHttpServer.makeHandler(httpEffect, { scope: yield* Scope.Scope })
+})
 
 /**
  * The API as a node:http `(req, res)` listener over the given core services, to mount in an existing server:
@@ -208,16 +233,14 @@ export const nodeHandler = Effect.flatMap(
 export const makeNodeHandler = <E>(
   engine: Layer.Layer<EngineHost, E>
 ): Handler<(request: IncomingMessage, response: ServerResponse) => void> => {
-  const runtime = ManagedRuntime.make(
-    Layer.mergeAll(
-      HttpApiLive,
-      HttpApiBuilder.Router.Live,
-      HttpApiBuilder.Middleware.layer,
-      NodeHttpServer.layerContext
+  const scope = Scope.makeUnsafe()
+  const services = Layer.mergeAll(WebhooksFromEnv, HttpServer.layerServices).pipe(Layer.provideMerge(engine))
+  const ready = Effect.runPromise(
+    Effect.flatMap(
+      Layer.buildWithScope(services, scope),
+      (context) => nodeHandler.pipe(Effect.provideContext(context), Scope.provide(scope))
     )
-      .pipe(Layer.provide(WebhooksFromEnv), Layer.provide(engine))
   )
-  const ready = runtime.runPromise(nodeHandler)
   // Surfaced on each request instead; without this the first failure would be an unhandled rejection.
   ready.catch(() => undefined)
   return {
@@ -227,6 +250,6 @@ export const makeNodeHandler = <E>(
         response.end(JSON.stringify({ error: "Internal server error.", code: null, errors: null }))
       })
     },
-    dispose: () => runtime.dispose()
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

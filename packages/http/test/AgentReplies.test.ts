@@ -39,7 +39,7 @@ layer(testServer("agent-replies"), { excludeTestServices: true })("agent replies
         Effect.map((r) => (r.body as { data: ReadonlyArray<MessageBody> }).data),
         Effect.filterOrFail((data) => data.length >= 2),
         Effect.retry(Schedule.spaced("20 millis")),
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("no reply") }),
+        Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("no reply")) }),
         Effect.orDie
       )
       const reply = messages.find((m) => m.sender_type === "agent")!
@@ -49,7 +49,7 @@ layer(testServer("agent-replies"), { excludeTestServices: true })("agent replies
         [{ type: "training_data", id: item.id, title: "Refund policy", url: null }]
       ])
       // The typed client decodes the same field.
-      const typed = yield* client.messages.list({ urlParams: { conversation_id: conversation.id } })
+      const typed = yield* client.messages.list({ query: { conversation_id: conversation.id } })
       assert.deepStrictEqual(typed.data.map((m) => m.citations.length).sort(), [0, 1])
       const events = yield* raw("GET", "/v1/events?event=conversation.agent.message.created", { token })
       const [event] = (events.body as { data: ReadonlyArray<{ actor: unknown; data: { message: MessageBody } }> }).data

@@ -36,12 +36,12 @@ layer(testServer("agents"), { excludeTestServices: true })("agents", (it) => {
       const second = yield* client.agents.create({ payload: { name: "Support Bot" } })
       assert.strictEqual(second.slug, "support-bot-2")
       const updated = yield* client.agents.update({
-        path: { id: created.id },
+        params: { id: created.id },
         payload: { is_active: false, prohibited_phrases: [{ phrase: "refund" }] }
       })
       assert.strictEqual(updated.is_active, false)
       assert.deepStrictEqual(updated.prohibited_phrases.map((p) => p.phrase), ["refund"])
-      const inactive = yield* client.agents.list({ urlParams: { is_active: false } })
+      const inactive = yield* client.agents.list({ query: { is_active: false } })
       assert.deepStrictEqual(inactive.data.map((a) => a.id), [created.id])
       const byQuery = yield* raw("GET", "/v1/agents?is_active=true", { token })
       assert.deepStrictEqual((byQuery.body as { data: Array<{ id: string }> }).data.map((a) => a.id), [second.id])
@@ -55,10 +55,10 @@ layer(testServer("agents"), { excludeTestServices: true })("agents", (it) => {
       const plain = yield* client.agents.create({ payload: { name: "Plain" } })
       assert.strictEqual(plain.auto_reply, false)
       const live = yield* client.agents.create({ payload: { name: "Live", auto_reply: true } })
-      assert.strictEqual((yield* client.agents.get({ path: { id: live.id } })).auto_reply, true)
-      const renamed = yield* client.agents.update({ path: { id: live.id }, payload: { name: "Renamed" } })
+      assert.strictEqual((yield* client.agents.get({ params: { id: live.id } })).auto_reply, true)
+      const renamed = yield* client.agents.update({ params: { id: live.id }, payload: { name: "Renamed" } })
       assert.strictEqual(renamed.auto_reply, true)
-      const off = yield* client.agents.update({ path: { id: live.id }, payload: { auto_reply: false } })
+      const off = yield* client.agents.update({ params: { id: live.id }, payload: { auto_reply: false } })
       assert.strictEqual(off.auto_reply, false)
       const bad = yield* raw("PUT", `/v1/agents/${live.id}`, { token, json: { auto_reply: "yes" } })
       assert.deepStrictEqual([bad.status, Object.keys((bad.body as { errors: object }).errors)], [422, ["auto_reply"]])
@@ -112,9 +112,9 @@ layer(testServer("agents"), { excludeTestServices: true })("agents", (it) => {
       const update = yield* raw("PUT", `/v1/agents/${copilot.id}`, { token: owner.token, json: { name: "x" } })
       assert.strictEqual(update.status, 403)
       assert.deepStrictEqual(update.body, envelope("Copilot agents cannot be modified through the API.", "FORBIDDEN"))
-      const remove = yield* Effect.flip(owner.client.agents.delete({ path: { id: copilot.id } }))
+      const remove = yield* Effect.flip(owner.client.agents.delete({ params: { id: copilot.id } }))
       assert.instanceOf(remove, Forbidden)
-      assert.strictEqual((yield* owner.client.agents.get({ path: { id: copilot.id } })).is_copilot, true)
+      assert.strictEqual((yield* owner.client.agents.get({ params: { id: copilot.id } })).is_copilot, true)
     }))
 
   it.effect("limits: name 255, description 500, max_messages_per_session 1..1000, tone 255 (spec Limits)", () =>

@@ -17,14 +17,14 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
         ["chat", "open", "normal", null, null]
       )
       const closed = yield* client.conversations.update({
-        path: { id: created.id },
+        params: { id: created.id },
         payload: { status: "closed", tags: ["vip", "vip", "billing"] }
       })
       assert.strictEqual(closed.status, "closed")
       assert.isNotNull(closed.closed_at)
       assert.deepStrictEqual([...closed.tags].sort(), ["billing", "vip"])
-      assert.deepStrictEqual(yield* client.conversations.get({ path: { id: created.id } }), closed)
-      const listed = yield* client.conversations.list({ urlParams: { status: "closed", customer_id: customer.id } })
+      assert.deepStrictEqual(yield* client.conversations.get({ params: { id: created.id } }), closed)
+      const listed = yield* client.conversations.list({ query: { status: "closed", customer_id: customer.id } })
       assert.deepStrictEqual(listed.data.map((c) => c.id), [created.id])
       assert.strictEqual((yield* raw("GET", "/v1/conversations?status=pending", { token })).status, 422)
       assert.strictEqual((yield* raw("DELETE", `/v1/conversations/${created.id}`, { token })).status, 204)
@@ -80,7 +80,7 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
         ...envelope((wrongAgent.body as { error: string }).error, "INVALID_ASSIGNEE_TYPE")
       })
       const typedUpdate = yield* Effect.flip(client.conversations.update({
-        path: { id: assigned.id },
+        params: { id: assigned.id },
         payload: { assignee_id: unknownId }
       }))
       assert.instanceOf(typedUpdate, InvalidAssignee)
@@ -90,7 +90,7 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
         Effect.orDie
       )
       const toEmailAgent = yield* client.conversations.update({
-        path: { id: email.id },
+        params: { id: email.id },
         payload: { assignee_id: agent.id }
       })
       assert.deepStrictEqual([toEmailAgent.assignee_id, toEmailAgent.assignee_type], [agent.id, "agent"])
@@ -105,7 +105,7 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
       const conversation = yield* client.conversations.create({ payload: { customer_id: customer.id } })
       const other = yield* client.conversations.create({ payload: { customer_id: customer.id } })
       const fromCustomer = yield* client.messages.create({
-        path: { id: conversation.id },
+        params: { id: conversation.id },
         payload: { sender_type: "customer", sender_id: customer.id, content: "Help" }
       })
       assert.strictEqual(fromCustomer.customer_id, customer.id)
@@ -114,15 +114,15 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
         json: { sender_type: "user", sender_id: user.id, content: "On it", cc: ["boss@example.test"] }
       })
       assert.strictEqual(reply.status, 201)
-      yield* client.messages.create({ path: { id: other.id }, payload: { sender_type: "system", content: "Hi" } })
-      const byConversation = yield* client.messages.list({ urlParams: { conversation_id: conversation.id } })
+      yield* client.messages.create({ params: { id: other.id }, payload: { sender_type: "system", content: "Hi" } })
+      const byConversation = yield* client.messages.list({ query: { conversation_id: conversation.id } })
       assert.strictEqual(byConversation.meta.total, 2)
       const byType = yield* raw("GET", `/v1/messages?sender_type=user`, { token })
       assert.deepStrictEqual((byType.body as { data: Array<{ content: string }> }).data.map((m) => m.content), [
         "On it"
       ])
       assert.strictEqual((yield* raw("GET", "/v1/messages?sender_type=robot", { token })).status, 422)
-      const refreshed = yield* client.conversations.get({ path: { id: conversation.id } })
+      const refreshed = yield* client.conversations.get({ params: { id: conversation.id } })
       assert.isNotNull(refreshed.first_response_at)
       assert.strictEqual((yield* raw("DELETE", `/v1/messages/${fromCustomer.id}`, { token })).status, 204)
       assert.strictEqual((yield* raw("DELETE", `/v1/messages/${fromCustomer.id}`, { token })).status, 404)
@@ -142,7 +142,7 @@ layer(testServer("conversations"), { excludeTestServices: true })("conversations
       assert.strictEqual(wrongCustomer.status, 400)
       assert.strictEqual((wrongCustomer.body as { code: string }).code, "INVALID_SENDER")
       const typed = yield* Effect.flip(client.messages.create({
-        path: { id: conversation.id },
+        params: { id: conversation.id },
         payload: { sender_type: "user", sender_id: customer.id, content: "Hi" }
       }))
       assert.instanceOf(typed, InvalidSender)

@@ -1,5 +1,4 @@
 /** Every error schema: the wire body and status of D12-D14, and back to the same core error (client side). */
-import { HttpApiSchema } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import {
   BusinessStateError,
@@ -20,27 +19,38 @@ import {
   ValidationError
 } from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import * as R from "../src/shared/ErrorResponses.js"
 
-const statusOf = (schema: Schema.Schema.All) => HttpApiSchema.getStatusErrorAST(schema.ast)
+/** The status HttpApi answers `schema` with, as an endpoint's error. */
+const statusOf = (schema: Schema.Top): number | undefined => {
+  let status: number | undefined
+  HttpApi.reflect(HttpApi.make("t").add(HttpApiGroup.make("g").add(HttpApiEndpoint.get("e", "/", { error: schema }))), {
+    onGroup: () => {},
+    onEndpoint: ({ errors }) => {
+      status = [...errors.keys()][0]
+    }
+  })
+  return status
+}
 
 /** The error encodes to the envelope with its code and status, decodes back, and no other code decodes as it. */
 const roundTrip = <A extends { readonly message: string }, I>(
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   error: A,
   status: number,
   code: string
 ) =>
   Effect.gen(function*() {
-    const wire: unknown = yield* Schema.encode(schema)(error)
+    const wire: unknown = yield* Schema.encodeEffect(schema)(error)
     assert.deepStrictEqual(wire, { error: error.message, code, errors: null }, code)
     assert.strictEqual(statusOf(schema), status, code)
-    assert.deepStrictEqual(yield* Schema.decodeUnknown(schema)(wire), error, code)
+    assert.deepStrictEqual(yield* Schema.decodeUnknownEffect(schema)(wire), error, code)
     // The client tells the errors of one status apart by code.
-    const other = yield* Effect.either(
-      Schema.decodeUnknown(schema)({ error: error.message, code: "OTHER", errors: null })
+    const other = yield* Effect.result(
+      Schema.decodeUnknownEffect(schema)({ error: error.message, code: "OTHER", errors: null })
     )
-    assert.strictEqual(other._tag, "Left", code)
+    assert.strictEqual(other._tag, "Failure", code)
   })
 
 describe("ErrorResponses", () => {
@@ -74,7 +84,7 @@ describe("ErrorResponses", () => {
   it.effect("the client chooses the class by code and keeps the message as sent: no message text is parsed", () =>
     Effect.gen(function*() {
       // Messages no rule of the server would write: they still decode, by code, to the class the code names.
-      const notFound = yield* Schema.decodeUnknown(R.NotFoundResponse)({
+      const notFound = yield* Schema.decodeUnknownEffect(R.NotFoundResponse)({
         error: "Nothing here.",
         code: "RESOURCE_NOT_FOUND",
         errors: null
@@ -85,7 +95,7 @@ describe("ErrorResponses", () => {
         404,
         "RESOURCE_NOT_FOUND"
       ])
-      const ability = yield* Schema.decodeUnknown(R.InsufficientAbilityResponse)({
+      const ability = yield* Schema.decodeUnknownEffect(R.InsufficientAbilityResponse)({
         error: "No write ability.",
         code: "INSUFFICIENT_TOKEN_ABILITY",
         errors: null
@@ -93,17 +103,17 @@ describe("ErrorResponses", () => {
       assert.instanceOf(ability, InsufficientAbility)
       assert.strictEqual(ability.message, "No write ability.")
       // One status, two classes (403): the code decides.
-      const forbidden = Schema.decodeUnknownEither(R.ForbiddenResponse)({
+      const forbidden = Schema.decodeUnknownResult(R.ForbiddenResponse)({
         error: "No write ability.",
         code: "INSUFFICIENT_TOKEN_ABILITY",
         errors: null
       })
-      assert.strictEqual(forbidden._tag, "Left")
+      assert.strictEqual(forbidden._tag, "Failure")
     }))
 
   it("each response states its class's status and code, which the class states once (core's Errors.ts)", () => {
     const pairs: ReadonlyArray<
-      readonly [Schema.Schema.All, { readonly status: number; readonly code: string | null }]
+      readonly [Schema.Top, { readonly status: number; readonly code: string | null }]
     > = [
       [R.UnauthenticatedResponse, Unauthenticated],
       [R.InsufficientAbilityResponse, InsufficientAbility],
@@ -134,25 +144,25 @@ describe("ErrorResponses", () => {
   it.effect("500 PersistenceError: a fixed body with code null; the reason never leaves the server (D12)", () =>
     Effect.gen(function*() {
       const error = new PersistenceError({ reason: "SQLITE_BUSY on table secret_things" })
-      const wire = yield* Schema.encode(R.PersistenceErrorResponse)(error)
+      const wire = yield* Schema.encodeEffect(R.PersistenceErrorResponse)(error)
       assert.deepStrictEqual(wire, { error: "Internal server error.", code: null, errors: null })
       assert.strictEqual(statusOf(R.PersistenceErrorResponse), 500)
-      assert.instanceOf(yield* Schema.decodeUnknown(R.PersistenceErrorResponse)(wire), PersistenceError)
+      assert.instanceOf(yield* Schema.decodeUnknownEffect(R.PersistenceErrorResponse)(wire), PersistenceError)
     }))
 
   it.effect("422 shapes: validation {message, errors} (D13) and business state {success: false, message} (D14)", () =>
     Effect.gen(function*() {
       const validation = new ValidationError({ errors: { "agent_ids.0": ["must be a UUID"] } })
-      const wire = yield* Schema.encode(R.ValidationErrorResponse)(validation)
+      const wire = yield* Schema.encodeEffect(R.ValidationErrorResponse)(validation)
       assert.deepStrictEqual(wire, {
         message: "The given data was invalid.",
         errors: { "agent_ids.0": ["must be a UUID"] }
       })
-      assert.deepStrictEqual(yield* Schema.decodeUnknown(R.ValidationErrorResponse)(wire), validation)
+      assert.deepStrictEqual(yield* Schema.decodeUnknownEffect(R.ValidationErrorResponse)(wire), validation)
       const state = new BusinessStateError({ message: "No completed URLs." })
-      const stateWire = yield* Schema.encode(R.BusinessStateErrorResponse)(state)
+      const stateWire = yield* Schema.encodeEffect(R.BusinessStateErrorResponse)(state)
       assert.deepStrictEqual(stateWire, { success: false, message: "No completed URLs." })
-      assert.deepStrictEqual(yield* Schema.decodeUnknown(R.BusinessStateErrorResponse)(stateWire), state)
+      assert.deepStrictEqual(yield* Schema.decodeUnknownEffect(R.BusinessStateErrorResponse)(stateWire), state)
       assert.deepStrictEqual([statusOf(R.ValidationErrorResponse), statusOf(R.BusinessStateErrorResponse)], [422, 422])
     }))
 

@@ -16,8 +16,8 @@ layer(testServer("events"), { excludeTestServices: true })("events", (it) => {
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
       const customer = yield* client.customers.create({ payload: { email: "ada@example.test" } })
-      yield* client.customers.update({ path: { id: customer.id }, payload: { first_name: "Ada" } })
-      yield* client.customers.delete({ path: { id: customer.id } })
+      yield* client.customers.update({ params: { id: customer.id }, payload: { first_name: "Ada" } })
+      yield* client.customers.delete({ params: { id: customer.id } })
       const response = yield* raw("GET", "/v1/events", { token })
       assert.strictEqual(response.status, 200)
       const events = response.body as { data: Array<EventBody>; meta: { total: number } }
@@ -34,7 +34,7 @@ layer(testServer("events"), { excludeTestServices: true })("events", (it) => {
       assert.match(created.occurred_at, /\+00:00$/)
       assert.deepStrictEqual(events.data[0]!.data, { id: customer.id })
       const other = yield* tenant()
-      assert.strictEqual((yield* other.client.events.list({ urlParams: {} })).meta.total, 0)
+      assert.strictEqual((yield* other.client.events.list({ query: {} })).meta.total, 0)
     }))
 
   it.effect("filters by event type; `after` returns only later events, oldest first (D45)", () =>
@@ -42,12 +42,12 @@ layer(testServer("events"), { excludeTestServices: true })("events", (it) => {
       const { client, token } = yield* tenant()
       const first = yield* client.customers.create({ payload: { email: "a@example.test" } })
       yield* client.customers.create({ payload: { email: "b@example.test" } })
-      yield* client.customers.update({ path: { id: first.id }, payload: { first_name: "A" } })
-      const updates = yield* client.events.list({ urlParams: { event: "customer.updated" } })
+      yield* client.customers.update({ params: { id: first.id }, payload: { first_name: "A" } })
+      const updates = yield* client.events.list({ query: { event: "customer.updated" } })
       assert.deepStrictEqual(updates.data.map((e) => e.event), ["customer.updated"])
-      const all = yield* client.events.list({ urlParams: {} })
+      const all = yield* client.events.list({ query: {} })
       const oldest = all.data[all.data.length - 1]!
-      const later = yield* client.events.list({ urlParams: { after: oldest.id } })
+      const later = yield* client.events.list({ query: { after: oldest.id } })
       assert.deepStrictEqual(later.data.map((e) => e.event), ["customer.created", "customer.updated"])
       assert.strictEqual((yield* raw("GET", "/v1/events?event=customer.exploded", { token })).status, 422)
       const unknown = yield* raw("GET", "/v1/events?after=00000000-0000-4000-8000-000000000000", { token })

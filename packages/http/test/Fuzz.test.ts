@@ -2,7 +2,6 @@
  * Random JSON bodies on every POST and PUT endpoint (bounded fast-check runs): never a 5xx, every failure in a
  * documented shape, and a refused request writes nothing (no row, no event, the target unchanged).
  */
-import type { HttpServer } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import {
   AskAgent,
@@ -26,7 +25,9 @@ import {
   UpdateTrainingData,
   UpdateWebhook
 } from "@support-engine/core"
-import { Effect, FastCheck as fc, Runtime, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
+import type { HttpServer } from "effect/http"
+import fc from "fast-check"
 import { ENDPOINTS } from "./Endpoints.js"
 import { engineLayer, fanOut, raw, serverLayer, type Tenant, tenant, userOf } from "./Harness.js"
 
@@ -56,7 +57,7 @@ const trainingIdle = (token: string) =>
       totals.every((n) => n === 0)
     ),
     Effect.retry(Schedule.spaced("20 millis")),
-    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("training never settled") }),
+    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("training never settled")) }),
     Effect.orDie
   )
 
@@ -92,14 +93,14 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
     const url = (yield* client.training.processUrls({ payload: { urls: ["https://example.test/docs"] } })).data[0]!
     yield* trainingIdle(owner.token)
     const article = yield* client.kb.create({ payload: { translations: [{ locale: "en", title: "Refunds" }] } })
-    yield* client.kb.putTranslation({ path: { id: article.id, locale: "en" }, payload: { title: "Refunds 2" } })
-    const revision = (yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })).data[0]!
+    yield* client.kb.putTranslation({ params: { id: article.id, locale: "en" }, payload: { title: "Refunds 2" } })
+    const revision = (yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })).data[0]!
     const webhook = yield* client.webhooks.create({
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
     yield* fanOut
-    const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
+    const delivery = (yield* client.webhooks.deliveries({ params: { id: webhook.id }, query: {} })).data[0]!
     /** Values that are sometimes exactly right, so that some random bodies pass validation and write. */
     const pool = [
       user.id,
@@ -148,7 +149,7 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
     }
   })
 
-  const cases = (f: Effect.Effect.Success<typeof setup>) =>
+  const cases = (f: Effect.Success<typeof setup>) =>
     [
       { method: "POST", path: "/v1/companies", fields: Object.keys(CreateCompany.fields), base: { name: "Co" } },
       { method: "PUT", path: `/v1/companies/${f.company.id}`, fields: Object.keys(UpdateCompany.fields), base: {} },
@@ -267,7 +268,7 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
   it.effect("random JSON bodies: never a 5xx, never a partial write", () =>
     Effect.gen(function*() {
       const f = yield* setup
-      const run = Runtime.runPromise(yield* Effect.runtime<HttpServer.HttpServer>())
+      const run = Effect.runPromiseWith(yield* Effect.context<HttpServer.HttpServer>())
       const { token } = f.owner
       for (const c of cases(f)) {
         const value: fc.Arbitrary<unknown> = fc.oneof(

@@ -8,11 +8,11 @@
  * `SUPPORT_FUZZ_RUNS` sets the runs per endpoint. On SQLite always; on PostgreSQL too, with fewer runs, when
  * SUPPORT_TEST_PG_URL names a server.
  */
-import type { HttpServer } from "@effect/platform"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
 import { engineLayer as makeEngineLayer } from "@support-engine/storage"
-import { Effect, Layer, Redacted, Runtime, Schedule } from "effect"
+import { Effect, Layer, Redacted, Schedule } from "effect"
+import type { HttpServer } from "effect/http"
 import fc from "fast-check"
 import { type FuzzRequest, type Operation, OPERATIONS, type Pools, requestFor } from "./FuzzInputs.js"
 import {
@@ -43,7 +43,7 @@ const trainingIdle = (token: string) =>
     )).pipe(
       Effect.filterOrFail((totals) => totals.every((n) => n === 0)),
       Effect.retry(Schedule.spaced("20 millis")),
-      Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("training never settled") }),
+      Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.fail(new Error("training never settled")) }),
       Effect.orDie
     )
 
@@ -59,7 +59,7 @@ const fixtures = (owner: Tenant, label: string) =>
     const agent = yield* client.agents.create({ payload: { name: `${label} Bot` } })
     const conversation = yield* client.conversations.create({ payload: { customer_id: customer.id } })
     const message = yield* client.messages.create({
-      path: { id: conversation.id },
+      params: { id: conversation.id },
       payload: { sender_type: "system", content: `${label} hello` }
     })
     const text = yield* client.training.create({ payload: { type: "text", content: `${label} text` } })
@@ -68,16 +68,16 @@ const fixtures = (owner: Tenant, label: string) =>
       payload: { translations: [{ locale: "en", title: `${label} Refunds` }] }
     })
     yield* client.kb.putTranslation({
-      path: { id: article.id, locale: "en" },
+      params: { id: article.id, locale: "en" },
       payload: { title: `${label} Refunds 2` }
     })
-    const revision = (yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })).data[0]!
+    const revision = (yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })).data[0]!
     const webhook = yield* client.webhooks.create({
       payload: { url: `https://hooks.example.test/${label}`, events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: `${label.toLowerCase()}2@example.test` } })
     yield* fanOut
-    const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
+    const delivery = (yield* client.webhooks.deliveries({ params: { id: webhook.id }, query: {} })).data[0]!
     yield* trainingIdle(owner.token)
     return {
       workspace: owner.workspace.id,
@@ -155,7 +155,7 @@ const ordered: ReadonlyArray<Operation> = [...OPERATIONS].sort((a, b) =>
   Number(a.method === "DELETE") - Number(b.method === "DELETE")
 )
 
-type Served = Layer.Layer.Success<ReturnType<typeof testServer>>
+type Served = Layer.Success<ReturnType<typeof testServer>>
 
 const fuzzSuite = (name: string, server: Layer.Layer<Served>, runs: number) =>
   layer(server, { excludeTestServices: true })(name, (it) => {
@@ -201,7 +201,7 @@ const fuzzSuite = (name: string, server: Layer.Layer<Served>, runs: number) =>
             ]
           }
           const before = yield* snapshot(victim.token, theirs.reads)
-          const run = Runtime.runPromise(yield* Effect.runtime<HttpServer.HttpServer>())
+          const run = Effect.runPromiseWith(yield* Effect.context<HttpServer.HttpServer>())
           const base = yield* baseUrl
           /**
            * The request as fetch sends it; a connection the server closes (it may answer 413 or 415 before reading a
@@ -280,7 +280,7 @@ describe("fuzz every endpoint (issue 16 item 6)", () => {
         Effect.orDie
       )
     // A database of its own, dropped after (finalizers run in reverse: the engine closes first).
-    const pgEngine = Layer.unwrapScoped(Effect.gen(function*() {
+    const pgEngine = Layer.unwrap(Effect.gen(function*() {
       const name = `support_engine_fuzz_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
       yield* Effect.acquireRelease(
         onAdmin(`CREATE DATABASE ${name}`),

@@ -2,7 +2,6 @@
  * A real server on a loopback port over the real engine (SQLite in a temporary file), the typed client for
  * success paths and `raw` (plain `fetch`) for everything a typed client cannot send.
  */
-import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll } from "@effect/vitest"
 import {
@@ -23,8 +22,10 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { engineLayer as makeEngineLayer, type StoragePorts } from "@support-engine/storage"
-import { Effect, Layer, Logger, LogLevel, Redacted, Schedule } from "effect"
+import { Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
+import { FetchHttpClient, HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Client, makeClient } from "../src/Client.js"
@@ -35,7 +36,7 @@ import { RateLimitConfig, type RateLimitSettings } from "../src/shared/RateLimit
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-export type TestServer = Layer.Layer.Success<ReturnType<typeof serverLayer>>
+export type TestServer = Layer.Success<ReturnType<typeof serverLayer>>
 
 /** The engine as hosts compose it (storage's `engineLayer`), on the SQLite file `name` in a temporary directory. */
 export const engineLayer = (name: string): Layer.Layer<EngineService | StoragePorts> =>
@@ -56,8 +57,21 @@ export const FakeResolver = Layer.succeed(HostResolver, {
 })
 
 /** The webhook subscriptions service with the default policy (https, public addresses only). */
-const TestWebhooks = Webhooks.DefaultWithoutDependencies.pipe(
+const TestWebhooks = Webhooks.layerWithoutDependencies.pipe(
   Layer.provide(Layer.merge(WebhookConfig.layer(), FakeResolver))
+)
+
+/**
+ * A server on a free loopback port, with `HttpClient` pointed at it: `NodeHttpServer.layerTest` on 127.0.0.1 (it
+ * listens on every interface).
+ */
+const LoopbackServer = HttpServer.layerTestClient.pipe(
+  Layer.provide(
+    Layer.fresh(FetchHttpClient.layer).pipe(
+      Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { keepalive: false }))
+    )
+  ),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
 )
 
 /**
@@ -80,10 +94,10 @@ export const serverLayer = <R, E>(
         maxBodyBytes: options.maxBodyBytes
       })
     ),
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(LoopbackServer),
     Layer.provideMerge(engine),
     Layer.orDie,
-    Layer.provide(Logger.minimumLogLevel(options.logLevel ?? LogLevel.Warning))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, options.logLevel ?? "Warn"))
   )
 
 /** The default test server: the real engine on its own database. */
@@ -130,11 +144,14 @@ export const userOf = (tenant: Tenant) =>
 
 /** Waits until the background worker has processed the training item `id` (D31). */
 export const processed = (client: Client, id: TrainingDataId) =>
-  client.training.get({ path: { id } }).pipe(
+  client.training.get({ params: { id } }).pipe(
     Effect.orDie,
     Effect.filterOrFail((item) => item.status === "completed" || item.status === "failed"),
     Effect.retry(Schedule.spaced("20 millis")),
-    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`training item ${id} never settled`) }),
+    Effect.timeoutOrElse({
+      duration: "10 seconds",
+      orElse: () => Effect.fail(new Error(`training item ${id} never settled`))
+    }),
     Effect.orDie
   )
 

@@ -1,8 +1,8 @@
 /** The ways a host runs the API (D3c, D41, D42): web handler, node:http listener, the standalone server. */
-import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { CreateApiToken, CreateWorkspace, Tokens, Workspaces } from "@support-engine/core"
 import { ConfigProvider, Effect, Layer, Redacted, Schedule } from "effect"
+import { HttpServer } from "effect/http"
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -20,7 +20,7 @@ const provision = (name: string) =>
   }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
 
 const listen = (server: Server) =>
-  Effect.async<number>((resume) => {
+  Effect.callback<number>((resume) => {
     server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
   })
 
@@ -114,7 +114,7 @@ describe("hosting", () => {
         fetch(`${base}/v1/nope`, { headers: { authorization: `Bearer ${token}` } })
       )
       assert.strictEqual(missing.status, 404)
-      yield* Effect.async<void>((resume) => {
+      yield* Effect.callback<void>((resume) => {
         server.close(() => resume(Effect.void))
         server.closeAllConnections()
       })
@@ -134,14 +134,12 @@ describe("hosting", () => {
         })
       })
       const receiverPort = yield* listen(receiver)
-      const environment = ConfigProvider.fromMap(
-        new Map([
-          ["SUPPORT_PORT", "0"],
-          ["SUPPORT_DATABASE_URL", databaseUrl("standalone")],
-          ["SUPPORT_WEBHOOK_ALLOW_PRIVATE", "true"],
-          ["SUPPORT_WEBHOOK_RETRY_BASE_MS", "200"]
-        ])
-      )
+      const environment = ConfigProvider.fromEnvRecord({
+        SUPPORT_PORT: "0",
+        SUPPORT_DATABASE_URL: databaseUrl("standalone"),
+        SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
+        SUPPORT_WEBHOOK_RETRY_BASE_MS: "200"
+      })
       yield* Effect.gen(function*() {
         const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
         const call = (method: string, path: string, body?: unknown) =>
@@ -173,8 +171,8 @@ describe("hosting", () => {
         assert.strictEqual(delivery!.headers["x-service-event"], "customer.created")
         const expected = createHmac("sha256", String(webhook.body.secret)).update(delivery!.body).digest("hex")
         assert.strictEqual(delivery!.headers["x-service-signature"], expected)
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(Layer.setConfigProvider(environment)))))
-      yield* Effect.async<void>((resume) => {
+      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
+      yield* Effect.callback<void>((resume) => {
         receiver.close(() => resume(Effect.void))
         receiver.closeAllConnections()
       })

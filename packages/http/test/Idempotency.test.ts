@@ -19,7 +19,7 @@ layer(testServer("idempotency"), { excludeTestServices: true })("idempotency", (
       assert.strictEqual(second.text, first.text)
       assert.strictEqual(second.headers.get("content-type"), first.headers.get("content-type"))
       assert.strictEqual(second.headers.get("etag"), first.headers.get("etag"))
-      const list = yield* client.customers.list({ urlParams: {} })
+      const list = yield* client.customers.list({ query: {} })
       assert.strictEqual(list.meta.total, 1)
 
       const reused = yield* send({ email: "different@example.test" })
@@ -35,7 +35,7 @@ layer(testServer("idempotency"), { excludeTestServices: true })("idempotency", (
         headers: { "idempotency-key": "create-customer-1" }
       })
       assert.strictEqual(elsewhere.status, 422)
-      assert.strictEqual((yield* client.customers.list({ urlParams: {} })).meta.total, 1)
+      assert.strictEqual((yield* client.customers.list({ query: {} })).meta.total, 1)
     }))
 
   it.effect("a key over 255 characters is 422; a failed first request is not recorded and its retry runs again", () =>
@@ -48,7 +48,7 @@ layer(testServer("idempotency"), { excludeTestServices: true })("idempotency", (
       })
       assert.strictEqual(long.status, 422)
       assert.deepStrictEqual(Object.keys((long.body as { errors: object }).errors), ["idempotency_key"])
-      assert.strictEqual((yield* client.companies.list({ urlParams: {} })).meta.total, 0)
+      assert.strictEqual((yield* client.companies.list({ query: {} })).meta.total, 0)
 
       const invalid = yield* raw("POST", "/v1/companies", { token, json: {}, headers: { "idempotency-key": "k1" } })
       assert.strictEqual(invalid.status, 422)

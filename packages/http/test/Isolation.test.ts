@@ -18,7 +18,7 @@ const fixtures = (owner: Tenant) =>
     const agent = yield* client.agents.create({ payload: { name: "Bot" } })
     const conversation = yield* client.conversations.create({ payload: { customer_id: customer.id } })
     const message = yield* client.messages.create({
-      path: { id: conversation.id },
+      params: { id: conversation.id },
       payload: { sender_type: "system", content: "Hello" }
     })
     const created = yield* client.training.create({ payload: { type: "text", content: "Refunds take 5 days." } })
@@ -26,16 +26,16 @@ const fixtures = (owner: Tenant) =>
     const training = yield* processed(client, created.id)
     const article = yield* client.kb.create({ payload: { translations: [{ locale: "en", title: "Refunds" }] } })
     const revised = yield* client.kb.putTranslation({
-      path: { id: article.id, locale: "en" },
+      params: { id: article.id, locale: "en" },
       payload: { title: "Refunds, revised" }
     })
-    const revision = (yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })).data[0]!
+    const revision = (yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })).data[0]!
     const webhook = yield* client.webhooks.create({
       payload: { url: "https://hooks.example.test/x", events: ["customer.created"] }
     })
     yield* client.customers.create({ payload: { email: "bo@example.test" } })
     yield* fanOut
-    const delivery = (yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })).data[0]!
+    const delivery = (yield* client.webhooks.deliveries({ params: { id: webhook.id }, query: {} })).data[0]!
     return { company, customer, agent, conversation, message, training, article: revised, revision, webhook, delivery }
   })
 

@@ -21,8 +21,8 @@ layer(testServer("kb"), { excludeTestServices: true })("knowledge base", (it) =>
         ["en", "refunds"],
         ["pt-BR", "reembolsos"]
       ])
-      assert.deepStrictEqual(yield* client.kb.get({ path: { id: created.id } }), created)
-      const published = yield* client.kb.update({ path: { id: created.id }, payload: { status: "published" } })
+      assert.deepStrictEqual(yield* client.kb.get({ params: { id: created.id } }), created)
+      const published = yield* client.kb.update({ params: { id: created.id }, payload: { status: "published" } })
       assert.isNotNull(published.published_at)
       yield* client.kb.create({ payload: { translations: [{ locale: "en", title: "Draft" }] } })
       const list = yield* raw("GET", "/v1/kb-articles?status=published", { token })
@@ -44,11 +44,11 @@ layer(testServer("kb"), { excludeTestServices: true })("knowledge base", (it) =>
         payload: { translations: [{ locale: "en", title: "Refunds", content: "Five days." }] }
       })
       const revised = yield* client.kb.putTranslation({
-        path: { id: article.id, locale: "en" },
+        params: { id: article.id, locale: "en" },
         payload: { content: "Three days." }
       })
       assert.strictEqual(revised.translations[0]!.content, "Three days.")
-      const revisions = yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })
+      const revisions = yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })
       assert.deepStrictEqual(revisions.data.map((r) => [r.locale, r.title, r.content]), [[
         "en",
         "Refunds",
@@ -78,16 +78,16 @@ layer(testServer("kb"), { excludeTestServices: true })("knowledge base", (it) =>
         payload: { status: "published", translations: [{ locale: "en", title: "v1", content: "one" }] }
       })
       yield* client.kb.putTranslation({
-        path: { id: article.id, locale: "en" },
+        params: { id: article.id, locale: "en" },
         payload: { title: "v2", content: "two" }
       })
-      const v1 = (yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })).data[0]!
+      const v1 = (yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })).data[0]!
       const response = yield* raw("POST", `/v1/kb-articles/${article.id}/revisions/${v1.id}/restore`, { token })
       assert.strictEqual(response.status, 200)
       const restored = response.body as { status: string; translations: Array<{ title: string; content: string }> }
       assert.strictEqual(restored.status, "published")
       assert.deepStrictEqual([restored.translations[0]!.title, restored.translations[0]!.content], ["v1", "one"])
-      const revisions = yield* client.kb.listRevisions({ path: { id: article.id }, urlParams: {} })
+      const revisions = yield* client.kb.listRevisions({ params: { id: article.id }, query: {} })
       assert.deepStrictEqual(revisions.data.map((r) => r.title).sort(), ["v1", "v2"])
     }))
 
@@ -96,12 +96,12 @@ layer(testServer("kb"), { excludeTestServices: true })("knowledge base", (it) =>
       const { client, token } = yield* tenant()
       const a = yield* client.kb.create({ payload: { translations: [{ locale: "en", title: "A" }] } })
       const b = yield* client.kb.create({ payload: { translations: [{ locale: "en", title: "B" }] } })
-      yield* client.kb.putTranslation({ path: { id: a.id, locale: "en" }, payload: { title: "A2" } })
-      const ofA = (yield* client.kb.listRevisions({ path: { id: a.id }, urlParams: {} })).data[0]!
+      yield* client.kb.putTranslation({ params: { id: a.id, locale: "en" }, payload: { title: "A2" } })
+      const ofA = (yield* client.kb.listRevisions({ params: { id: a.id }, query: {} })).data[0]!
       const wrong = yield* raw("POST", `/v1/kb-articles/${b.id}/revisions/${ofA.id}/restore`, { token })
       assert.strictEqual(wrong.status, 404)
       assert.deepStrictEqual(wrong.body, envelope("Revision not found.", "RESOURCE_NOT_FOUND"))
-      const typed = yield* Effect.flip(client.kb.restore({ path: { id: b.id, revisionId: ofA.id } }))
+      const typed = yield* Effect.flip(client.kb.restore({ params: { id: b.id, revisionId: ofA.id } }))
       assert.instanceOf(typed, NotFound)
       const invalid = yield* raw("POST", `/v1/kb-articles/${b.id}/revisions/nope/restore`, { token })
       assert.strictEqual(invalid.status, 422)

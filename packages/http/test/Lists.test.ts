@@ -82,10 +82,10 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
       assert.strictEqual(pages, 3)
       // The typed client passes cursor and updated_since too.
       const typed = yield* client.companies.list({
-        urlParams: { per_page: 4, updated_since: DateTime.unsafeMake("2000-01-01T00:00:00Z") }
+        query: { per_page: 4, updated_since: DateTime.makeUnsafe("2000-01-01T00:00:00Z") }
       })
       assert.deepStrictEqual(typed.data.map((c) => c.name), ["a", "b", "c", "d"])
-      const rest = yield* client.companies.list({ urlParams: { per_page: 4, cursor: typed.meta.next_cursor! } })
+      const rest = yield* client.companies.list({ query: { per_page: 4, cursor: typed.meta.next_cursor! } })
       assert.deepStrictEqual(rest.data.map((c) => c.name), ["e"])
     }))
 
@@ -93,7 +93,7 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
       for (const name of ["a", "b"]) yield* client.companies.create({ payload: { name } })
-      const cursor = (yield* client.companies.list({ urlParams: { per_page: 1 } })).meta.next_cursor!
+      const cursor = (yield* client.companies.list({ query: { per_page: 1 } })).meta.next_cursor!
       const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
         [`page=1&cursor=${cursor}`, ["page"]],
         ["page=1&updated_since=2026-01-01T00:00:00Z", ["page"]],
@@ -120,7 +120,7 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
       const body = past.body as Envelope
       assert.deepStrictEqual(body.data, [])
       assert.deepStrictEqual([body.meta.from, body.meta.to, body.meta.last_page], [null, null, 1])
-      const typed = yield* client.companies.list({ urlParams: { per_page: 1 } })
+      const typed = yield* client.companies.list({ query: { per_page: 1 } })
       assert.strictEqual(typed.meta.per_page, 1)
       assert.strictEqual(typed.data[0]!.name, "only")
     }))
@@ -160,7 +160,7 @@ layer(testServer("lists"), { excludeTestServices: true })("lists", (it) => {
       const conversation = yield* client.conversations.create({ payload: { customer_id: customer.id } })
       for (let i = 0; i < 3; i++) {
         yield* client.messages.create({
-          path: { id: conversation.id },
+          params: { id: conversation.id },
           payload: { sender_type: "customer", sender_id: customer.id, content: `m${i}` }
         })
       }

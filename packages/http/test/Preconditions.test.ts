@@ -10,7 +10,7 @@ layer(testServer("preconditions"), { excludeTestServices: true })("preconditions
       const { client, token } = yield* tenant()
       const [created, createdResponse] = yield* client.customers.create({
         payload: { email: "etag@example.test" },
-        withResponse: true
+        responseMode: "decoded-and-response"
       })
       const v1 = createdResponse.headers["etag"]
       assert.match(v1!, /^"[0-9a-z]{22}"$/)
@@ -33,7 +33,10 @@ layer(testServer("preconditions"), { excludeTestServices: true })("preconditions
   it.effect("a stale If-Match on PUT or DELETE is 412 PRECONDITION_FAILED and changes nothing", () =>
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
-      const [company, response] = yield* client.companies.create({ payload: { name: "Acme" }, withResponse: true })
+      const [company, response] = yield* client.companies.create({
+        payload: { name: "Acme" },
+        responseMode: "decoded-and-response"
+      })
       const v1 = response.headers["etag"]!
       yield* raw("PUT", `/v1/companies/${company.id}`, { token, json: { name: "Acme 2" } })
 
@@ -49,18 +52,21 @@ layer(testServer("preconditions"), { excludeTestServices: true })("preconditions
       )
       const del = yield* raw("DELETE", `/v1/companies/${company.id}`, { token, headers: { "if-match": v1 } })
       assert.strictEqual(del.status, 412)
-      const now = yield* client.companies.get({ path: { id: company.id } })
+      const now = yield* client.companies.get({ params: { id: company.id } })
       assert.strictEqual(now.name, "Acme 2")
 
       // The typed client sends If-Match through withHeaders and fails with the core error.
       const typed = yield* Effect.flip(
-        client.companies.update({ path: { id: company.id }, payload: { name: "x" } }).pipe(
+        client.companies.update({ params: { id: company.id }, payload: { name: "x" } }).pipe(
           withHeaders({ "if-match": v1 })
         )
       )
       assert.strictEqual(typed._tag, "PreconditionFailed")
-      const [, current] = yield* client.companies.get({ path: { id: company.id }, withResponse: true })
-      yield* client.companies.delete({ path: { id: company.id } }).pipe(
+      const [, current] = yield* client.companies.get({
+        params: { id: company.id },
+        responseMode: "decoded-and-response"
+      })
+      yield* client.companies.delete({ params: { id: company.id } }).pipe(
         withHeaders({ "if-match": current.headers["etag"]! })
       )
       assert.strictEqual((yield* raw("GET", `/v1/companies/${company.id}`, { token })).status, 404)

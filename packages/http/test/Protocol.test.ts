@@ -4,7 +4,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Companies, PersistenceError } from "@support-engine/core"
-import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, References } from "effect"
 import { UNAUTHENTICATED_MESSAGES } from "../src/shared/Authentication.js"
 import { ENDPOINTS } from "./Endpoints.js"
 import { engineLayer, envelope, raw, serverLayer, tenant } from "./Harness.js"
@@ -137,7 +137,7 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
         const { token } = yield* tenant()
         const chunk = new TextEncoder().encode("x".repeat(LIMIT))
         let sent = 0
-        // Sent in pieces, without Content-Length: the server reads its own events (NodeBodyReader.ts).
+        // Sent in pieces, without Content-Length: the limit is found while reading.
         const flood = new ReadableStream<Uint8Array>({
           pull(controller) {
             if (sent++ < 4) controller.enqueue(chunk)
@@ -223,7 +223,7 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
 /** A core service that dies: the stand-in for any bug. */
 const Broken = Layer.succeed(
   Companies,
-  Companies.make({
+  Companies.of({
     create: () => Effect.die(new Error("SQLITE_CORRUPT: table companies secret_column")),
     get: () => Effect.die(new Error("SQLITE_CORRUPT: table companies secret_column")),
     update: () => Effect.die(new Error("boom")),
@@ -233,12 +233,11 @@ const Broken = Layer.succeed(
 )
 
 const logged: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
-const CaptureLogs = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ annotations, message }) => {
-    logged.push({ message, annotations: Object.fromEntries(annotations) })
+const CaptureLogs = Logger.layer([
+  Logger.make(({ fiber, message }) => {
+    logged.push({ message, annotations: { ...fiber.getRef(References.CurrentLogAnnotations) } })
   })
-)
+])
 
 describe("defects", () => {
   layer(
@@ -266,7 +265,7 @@ describe("defects", () => {
         assert.strictEqual(response.status, 500)
         assert.deepStrictEqual(response.body, envelope("Internal server error.", null))
         assert.notInclude(response.text, "SQLITE")
-        assert.instanceOf(yield* Effect.flip(client.companies.list({ urlParams: {} })), PersistenceError)
+        assert.instanceOf(yield* Effect.flip(client.companies.list({ query: {} })), PersistenceError)
       }))
   })
 })

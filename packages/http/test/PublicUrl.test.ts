@@ -15,7 +15,7 @@ interface ListBody {
 /** A GET with a `Host` header of the test's choosing (fetch sets its own), over loopback. */
 const getWithHost = (path: string, host: string, token: string) =>
   Effect.flatMap(baseUrl, (base) =>
-    Effect.async<ListBody>((resume) => {
+    Effect.callback<ListBody>((resume) => {
       const target = new URL(base)
       const req = request(
         { host: target.hostname, port: target.port, path, headers: { host, authorization: `Bearer ${token}` } },
@@ -53,8 +53,8 @@ describe("public URL (D51)", () => {
 
   const configured = testServer("public-url-set").pipe(
     Layer.provide(
-      Layer.setConfigProvider(
-        ConfigProvider.fromMap(new Map([["SUPPORT_PUBLIC_URL", "https://support.example.com/api/"]]))
+      ConfigProvider.layer(
+        ConfigProvider.fromEnvRecord({ SUPPORT_PUBLIC_URL: "https://support.example.com/api/" })
       )
     )
   )

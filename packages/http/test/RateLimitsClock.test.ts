@@ -4,11 +4,12 @@
  * `layer(...)` runs without test services.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, TestClock } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { engineLayer, envelope, raw, serverLayer, tenant } from "./Harness.js"
 
 describe("rate limits under TestClock", () => {
-  it.scoped("a spent bucket is 429 RATE_LIMITED with Retry-After; it refills at the rate; tokens are apart", () =>
+  it.effect("a spent bucket is 429 RATE_LIMITED with Retry-After; it refills at the rate; tokens are apart", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(
         serverLayer(engineLayer("rate-limits-clock"), { rateLimits: { perSecond: 0.5, burst: 3 } })
@@ -38,7 +39,7 @@ describe("rate limits under TestClock", () => {
       assert.deepStrictEqual((again.body as { data: Array<unknown> }).data, [])
     }))
 
-  it.scoped("0 turns limiting off: no 429 and no headers", () =>
+  it.effect("0 turns limiting off: no 429 and no headers", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(
         serverLayer(engineLayer("rate-limits-off"), { rateLimits: { perSecond: 0, burst: 200 } })

@@ -6,7 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Companies, PersistenceError } from "@support-engine/core"
-import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, Layer, Logger, References } from "effect"
 import { engineLayer, raw, serverLayer, tenant } from "./Harness.js"
 
 interface Line {
@@ -17,17 +17,16 @@ interface Line {
 }
 
 const lines: Array<Line> = []
-const CaptureLogs = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ annotations, cause, logLevel, message }) => {
+const CaptureLogs = Logger.layer([
+  Logger.make(({ cause, fiber, logLevel, message }) => {
     lines.push({
-      level: logLevel.label,
+      level: logLevel.toUpperCase(),
       message: Array.isArray(message) && message.length === 1 ? message[0] : message,
-      annotations: Object.fromEntries(annotations),
-      cause: Cause.isEmpty(cause) ? "" : Cause.pretty(cause)
+      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) },
+      cause: cause.reasons.length === 0 ? "" : Cause.pretty(cause)
     })
   })
-)
+])
 
 /** The lines written for the request that answered with `requestId`. */
 const linesOf = (requestId: string | null) => lines.filter((line) => line.annotations.request_id === requestId)
@@ -41,7 +40,7 @@ const requestLine = (requestId: string | null): Line => {
 /** Companies whose `list` fails with a typed storage error and whose `get` dies: the two kinds of 5xx. */
 const Failing = Layer.succeed(
   Companies,
-  Companies.make({
+  Companies.of({
     create: () => Effect.die(new Error("boom")),
     get: () => Effect.die(new Error("disk on fire")),
     update: () => Effect.die(new Error("boom")),
@@ -52,7 +51,7 @@ const Failing = Layer.succeed(
 
 describe("request log", () => {
   layer(
-    serverLayer(engineLayer("request-log"), { logLevel: LogLevel.Info }).pipe(Layer.provide(CaptureLogs)),
+    serverLayer(engineLayer("request-log"), { logLevel: "Info" }).pipe(Layer.provide(CaptureLogs)),
     { excludeTestServices: true }
   )((it) => {
     it.effect("one info line: method, route template, status, duration, request id, workspace; nothing sent", () =>
@@ -128,7 +127,7 @@ describe("request log", () => {
   })
 
   layer(
-    serverLayer(Layer.merge(engineLayer("request-log-failures"), Failing), { logLevel: LogLevel.Info }).pipe(
+    serverLayer(Layer.merge(engineLayer("request-log-failures"), Failing), { logLevel: "Info" }).pipe(
       Layer.provide(CaptureLogs)
     ),
     { excludeTestServices: true }

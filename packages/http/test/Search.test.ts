@@ -16,7 +16,7 @@ layer(testServer("search"), { excludeTestServices: true })("search", (it) => {
       yield* client.customers.create({ payload: { first_name: "Grace" } })
       const conversation = yield* client.conversations.create({ payload: { customer_id: ada.id } })
       yield* client.messages.create({
-        path: { id: conversation.id },
+        params: { id: conversation.id },
         payload: { sender_type: "customer", sender_id: ada.id, content: "Where is my parcel?" }
       })
       const article = yield* client.kb.create({
@@ -28,7 +28,7 @@ layer(testServer("search"), { excludeTestServices: true })("search", (it) => {
       assert.deepStrictEqual([customers.meta.total, customers.meta.next_cursor], [1, null])
       assert.deepStrictEqual((yield* get("/v1/conversations?q=parc")).data.map((c) => c.id), [conversation.id])
       assert.deepStrictEqual((yield* get("/v1/kb-articles?q=tracking")).data.map((a) => a.id), [article.id])
-      const typed = yield* client.customers.list({ urlParams: { q: "grace" } })
+      const typed = yield* client.customers.list({ query: { q: "grace" } })
       assert.deepStrictEqual(typed.data.map((c) => c.first_name), ["Grace"])
     }))
 

@@ -25,7 +25,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
       }
       const done = yield* processed(client, text.id)
       assert.deepStrictEqual([done.status, done.is_processed], ["completed", true])
-      const texts = yield* client.training.list({ urlParams: { type: "text" } })
+      const texts = yield* client.training.list({ query: { type: "text" } })
       assert.deepStrictEqual(texts.data.map((i) => i.id), [text.id])
       assert.strictEqual((yield* raw("GET", "/v1/training-data?status=done", { token })).status, 422)
     }))
@@ -71,7 +71,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
       const onUpdate = yield* raw("PUT", `/v1/training-data/${item.id}`, { token, json: { agent_ids: [foreign.id] } })
       assert.strictEqual(onUpdate.status, 400)
       assert.strictEqual((onUpdate.body as { code: string }).code, "INVALID_AGENT")
-      const list = yield* client.training.list({ urlParams: {} })
+      const list = yield* client.training.list({ query: {} })
       assert.strictEqual(list.meta.total, 1)
     }))
 
@@ -84,7 +84,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
         (yield* client.training.create({ payload: { type: "text", content: "x" } })).id
       )
       const updated = yield* client.training.update({
-        path: { id: item.id },
+        params: { id: item.id },
         payload: { title: "Refunds", description: null, agent_ids: [agent.id] }
       })
       assert.deepStrictEqual([updated.title, updated.description, updated.agent_ids], ["Refunds", null, [agent.id]])
@@ -117,7 +117,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
       yield* client.training.processUrls({ payload: { urls: ["https://example.test/docs"] } })
-      const exists = yield* client.training.urlExists({ urlParams: { url: "HTTPS://EXAMPLE.test/docs/#intro" } })
+      const exists = yield* client.training.urlExists({ query: { url: "HTTPS://EXAMPLE.test/docs/#intro" } })
       assert.deepStrictEqual(exists, { exists: true })
       const absent = yield* raw(
         "GET",
@@ -153,7 +153,7 @@ layer(testServer("training"), { excludeTestServices: true })("training", (it) =>
         success: false,
         message: "This training data has no completed URLs to resync."
       })
-      const typed = yield* Effect.flip(client.training.resync({ path: { id: text.id } }))
+      const typed = yield* Effect.flip(client.training.resync({ params: { id: text.id } }))
       assert.strictEqual(typed._tag, "BusinessStateError")
     }))
 })

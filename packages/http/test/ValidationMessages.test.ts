@@ -98,7 +98,7 @@ layer(testServer("validation-messages"), { excludeTestServices: true })("validat
   it.effect("a bad path parameter in the typed client is a ValidationError naming the field", () =>
     Effect.gen(function*() {
       const { client } = yield* tenant()
-      const local = yield* Effect.flip(client.agents.get({ path: { id: "not-a-uuid" as never } }))
+      const local = yield* Effect.flip(client.agents.get({ params: { id: "not-a-uuid" as never } }))
       assert.instanceOf(local, ValidationError)
       assert.deepStrictEqual(local._tag === "ValidationError" ? Object.keys(local.errors) : null, ["id"])
     }))

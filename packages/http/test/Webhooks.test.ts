@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { NotFound, ValidationError, WebhookId } from "@support-engine/core"
-import { DateTime, Effect, Redacted } from "effect"
+import { DateTime, Duration, Effect, Redacted } from "effect"
 import { envelope, fanOut, raw, tenant, testServer } from "./Harness.js"
 
 const HOOK = "https://hooks.example.test/support"
@@ -27,14 +27,14 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       const typed = yield* client.webhooks.create({ payload: { url: HOOK, events: ["*"] } })
       assert.isTrue(Redacted.value(typed.secret).startsWith("whsec_"))
       const updated = yield* client.webhooks.update({
-        path: { id: typed.id },
+        params: { id: typed.id },
         payload: { events: ["agent.created", "*"], description: null }
       })
       assert.deepStrictEqual(updated.events, ["*"])
-      const list = yield* client.webhooks.list({ urlParams: {} })
+      const list = yield* client.webhooks.list({ query: {} })
       assert.deepStrictEqual(list.data.map((w) => w.id), [typed.id, body.id])
       assert.strictEqual((yield* raw("DELETE", `/v1/webhooks/${body.id}`, { token })).status, 204)
-      assert.instanceOf(yield* Effect.flip(client.webhooks.get({ path: { id: WebhookId.make(body.id) } })), NotFound)
+      assert.instanceOf(yield* Effect.flip(client.webhooks.get({ params: { id: WebhookId.make(body.id) } })), NotFound)
     }))
 
   it.effect("the URL must be https and public: http, loopback, private and names resolving to them are 422 (D36)", () =>
@@ -58,7 +58,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       }
       const created = yield* client.webhooks.create({ payload: { url: HOOK, events: ["*"] } })
       const moved = yield* Effect.flip(client.webhooks.update({
-        path: { id: created.id },
+        params: { id: created.id },
         payload: { url: "https://localhost/x" }
       }))
       assert.instanceOf(moved, ValidationError)
@@ -98,11 +98,11 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
     Effect.gen(function*() {
       const { client, token } = yield* tenant()
       const created = yield* client.webhooks.create({ payload: { url: HOOK, events: ["*"] } })
-      const rotated = yield* client.webhooks.rotateSecret({ path: { id: created.id }, payload: {} })
+      const rotated = yield* client.webhooks.rotateSecret({ params: { id: created.id }, payload: {} })
       assert.notStrictEqual(Redacted.value(rotated.secret), Redacted.value(created.secret))
       const expires = rotated.previous_secret_expires_at
       assert.isNotNull(expires)
-      const hours = DateTime.distance(rotated.updated_at, expires!) / 3_600_000
+      const hours = Duration.toMillis(DateTime.distance(rotated.updated_at, expires!)) / 3_600_000
       assert.closeTo(hours, 24, 0.01)
       const immediate = yield* raw("POST", `/v1/webhooks/${created.id}/rotate-secret`, {
         token,
@@ -127,7 +127,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
       yield* client.customers.create({ payload: { email: "ada@example.test" } })
       yield* client.companies.create({ payload: { name: "No event for companies" } })
       yield* fanOut
-      const log = yield* client.webhooks.deliveries({ path: { id: webhook.id }, urlParams: {} })
+      const log = yield* client.webhooks.deliveries({ params: { id: webhook.id }, query: {} })
       assert.deepStrictEqual(log.data.map((d) => [d.event, d.status]), [["customer.created", "pending"]])
       const delivery = log.data[0]!
       const filtered = yield* raw("GET", `/v1/webhooks/${webhook.id}/deliveries?status=failed`, { token })
@@ -136,7 +136,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
         (yield* raw("GET", `/v1/webhooks/${webhook.id}/deliveries?status=lost`, { token })).status,
         422
       )
-      const again = yield* client.webhooks.redeliver({ path: { id: webhook.id, deliveryId: delivery.id } })
+      const again = yield* client.webhooks.redeliver({ params: { id: webhook.id, deliveryId: delivery.id } })
       assert.strictEqual(again.id, delivery.id)
       const missing = yield* raw(
         "POST",
@@ -147,7 +147,7 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
         404,
         envelope("Delivery not found.", "RESOURCE_NOT_FOUND")
       ])
-      const enabled = yield* client.webhooks.enable({ path: { id: webhook.id } })
+      const enabled = yield* client.webhooks.enable({ params: { id: webhook.id } })
       assert.isTrue(enabled.is_active)
     }))
 
@@ -201,11 +201,11 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
         "pending",
         target.id
       ])
-      const typed = yield* client.webhooks.ping({ path: { id: target.id } })
+      const typed = yield* client.webhooks.ping({ params: { id: target.id } })
       assert.strictEqual(typed.event, "webhook.ping")
-      const log = yield* client.webhooks.deliveries({ path: { id: target.id }, urlParams: {} })
+      const log = yield* client.webhooks.deliveries({ params: { id: target.id }, query: {} })
       assert.deepStrictEqual(log.data.map((d) => d.id), [typed.id, delivery.id])
-      const otherLog = yield* client.webhooks.deliveries({ path: { id: other.id }, urlParams: {} })
+      const otherLog = yield* client.webhooks.deliveries({ params: { id: other.id }, query: {} })
       assert.strictEqual(otherLog.meta.total, 0)
       const events = yield* raw("GET", "/v1/events", { token })
       assert.deepStrictEqual((events.body as { data: Array<unknown> }).data, [])
@@ -233,8 +233,8 @@ layer(testServer("webhooks"), { excludeTestServices: true })("webhooks", (it) =>
         recovered: 0
       }])
       const typed = yield* client.webhooks.recover({
-        path: { id: webhook.id },
-        payload: { since: DateTime.unsafeMake(since) }
+        params: { id: webhook.id },
+        payload: { since: DateTime.makeUnsafe(since) }
       })
       assert.strictEqual(typed.recovered, 0)
       for (

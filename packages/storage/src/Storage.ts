@@ -2,7 +2,6 @@
  * Every repository port on one SQL client, migrated on start. This is the layer a host provides under the
  * core services: `StorageLive(url)` for a URL, or `layerFromClient` over a client it already has.
  */
-import type { SqlClient } from "@effect/sql"
 import {
   type AgentRepo,
   type ApiTokenRepo,
@@ -26,7 +25,8 @@ import {
   type WebhookRepo,
   type WorkspaceRepo
 } from "@support-engine/core"
-import { type ConfigError, Effect, Layer, Redacted } from "effect"
+import { Clock, type Config, Effect, Layer, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { Socket } from "node:net"
 import { SqlAgentRepoLive } from "./agents/SqlAgentRepo.js"
 import { SqlPassageIndexLive } from "./ai/SqlPassageIndex.js"
@@ -101,8 +101,8 @@ export const repositoriesWith = (
     SqlReplyJobsLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
-    // IdGenerator.Default is the layer EngineLive uses, so one build shares one generator (layers are memoized).
-    Layer.provide(Layer.mergeAll(Counters.Default, DeliverySignal.Default, ids))
+    // IdGenerator.layer is the layer EngineLive uses, so one build shares one generator (layers are memoized).
+    Layer.provide(Layer.mergeAll(Counters.layer, DeliverySignal.layer, ids))
   )
 
 /** The repositories over whatever `SqlClient` and `SecretCipher` are in context. */
@@ -110,7 +110,7 @@ export const Repositories: Layer.Layer<
   Exclude<StoragePorts, SecretCipher>,
   never,
   SqlClient.SqlClient | SecretCipher
-> = repositoriesWith(IdGenerator.Default)
+> = repositoriesWith(IdGenerator.layer)
 
 /** Runs pending migrations when the layer is built. */
 export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
@@ -120,27 +120,30 @@ export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.ef
 /** How a client connects, beyond its URL. */
 export interface ClientOptions {
   /**
-   * PostgreSQL only: makes each connection's socket (node-postgres's `stream` option), unconnected; the client
+   * PostgreSQL only: makes each connection's socket (`@effect/sql-pg`'s `stream` option), unconnected; the client
    * connects it. For a test harness that watches the traffic (the simulator's PgTraffic.ts); ignored on SQLite.
    */
   readonly pgSocket?: () => Socket
 }
 
 /**
- * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL: `pg`
- * probes for Cloudflare's runtime when it is loaded by reading the global `Response`, which makes Node load its own
- * copy of undici (fetch). That was about 30 ms of every start on SQLite (docs/performance.md, item 17).
+ * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL, so an
+ * engine on SQLite never loads it (docs/performance.md, item 17: loading the PostgreSQL driver cost every start).
+ *
+ * The PostgreSQL client keeps the real clock: its connect and idle timeouts measure the network, so a test that
+ * moves its TestClock must not expire the connection being opened (the client reads the clock it was built with).
  */
 export const clientLayer = (url: string, options: ClientOptions = {}): Layer.Layer<SqlClient.SqlClient> => {
   const parsed = parseDatabaseUrl(url)
   const pgSocket = options.pgSocket
   return parsed._tag === "Sqlite"
     ? sqliteLayer(parsed.filename)
-    : Layer.unwrapEffect(
+    : Layer.unwrap(
       Effect.map(
         Effect.promise(() => import("@effect/sql-pg")),
         ({ PgClient }) =>
           PgClient.layer({ url: Redacted.make(parsed.url), ...(pgSocket === undefined ? {} : { stream: pgSocket }) })
+            .pipe(Layer.provide(Layer.succeed(Clock.Clock, Clock.Clock.defaultValue())))
       )
     ).pipe(Layer.orDie)
 }
@@ -153,7 +156,7 @@ export const clientLayer = (url: string, options: ClientOptions = {}): Layer.Lay
 const storageOnClient = (
   database: DatabaseUrl | undefined,
   ids: Layer.Layer<IdGenerator>
-): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError, SqlClient.SqlClient> =>
+): Layer.Layer<StoragePorts | SqlClient.SqlClient, Config.ConfigError, SqlClient.SqlClient> =>
   Layer.provideMerge(repositoriesWith(ids), Layer.effectDiscard(secretsAtStart).pipe(Layer.provide(Migrated))).pipe(
     Layer.provideMerge(secretCipherLayer(database)),
     Layer.provideMerge(Layer.effectContext(Effect.context<SqlClient.SqlClient>()))
@@ -165,21 +168,21 @@ const storageOnClient = (
  */
 export const layerFromClient: Layer.Layer<
   StoragePorts | SqlClient.SqlClient,
-  ConfigError.ConfigError,
+  Config.ConfigError,
   SqlClient.SqlClient
-> = storageOnClient(undefined, IdGenerator.Default)
+> = storageOnClient(undefined, IdGenerator.layer)
 
 /**
  * Storage for a database URL: client, migrations, repositories. Fails to build with a `ConfigError` when webhook
  * secrets have no usable key (SecretsAtRest.ts).
  */
-export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
-  storageOnClient(parseDatabaseUrl(url), IdGenerator.Default).pipe(Layer.provide(clientLayer(url)))
+export const StorageLive = (url: string): Layer.Layer<StoragePorts | SqlClient.SqlClient, Config.ConfigError> =>
+  storageOnClient(parseDatabaseUrl(url), IdGenerator.layer).pipe(Layer.provide(clientLayer(url)))
 
 /** `StorageLive` whose repositories draw ids from `ids` (for deterministic tests and simulations), on a client made with `client`. */
 export const StorageWithIds = (
   url: string,
   ids: Layer.Layer<IdGenerator>,
   client: ClientOptions = {}
-): Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError> =>
+): Layer.Layer<StoragePorts | SqlClient.SqlClient, Config.ConfigError> =>
   storageOnClient(parseDatabaseUrl(url), ids).pipe(Layer.provide(clientLayer(url, client)))

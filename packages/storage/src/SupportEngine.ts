@@ -5,7 +5,7 @@
  * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
  */
 import { EngineLive, type EngineService, PreviousSecretSweep, ReplyWorker, TrainingWorker } from "@support-engine/core"
-import { Config, type ConfigError, Layer } from "effect"
+import { Config, Layer, Schema } from "effect"
 import { AnswerModelLive } from "./ai/AnswerModelLive.js"
 import { StorageLive, type StoragePorts } from "./Storage.js"
 
@@ -32,15 +32,15 @@ export type SupportEngineOptions = EngineLayerOptions
 export const DEFAULT_DATABASE_URL = "file:./data/support.db"
 
 /** `SUPPORT_DATABASE_URL` (D41), default `file:./data/support.db`: read here once for the CLI and the server. */
-export const DatabaseUrlConfig: Config.Config<string> = Config.string("SUPPORT_DATABASE_URL").pipe(
-  Config.withDefault(DEFAULT_DATABASE_URL),
-  Config.validate({ message: "must not be empty", validation: (url) => url.trim().length > 0 })
-)
+export const DatabaseUrlConfig: Config.Config<string> = Config.schema(
+  Schema.String.check(Schema.makeFilter((url) => url.trim().length > 0, { message: "must not be empty" })),
+  "SUPPORT_DATABASE_URL"
+).pipe(Config.withDefault(DEFAULT_DATABASE_URL))
 
 /** Core services over storage for `databaseUrl`, plus any background layers. Fails to build only when configuration (D41) is invalid. */
 export const engineLayer = (
   options: EngineLayerOptions = {}
-): Layer.Layer<EngineService | StoragePorts, ConfigError.ConfigError> => {
+): Layer.Layer<EngineService | StoragePorts, Config.ConfigError> => {
   // The model agents answer with (SUPPORT_AI_PROVIDER); a remote provider without its key stops the start.
   const engine = EngineLive.pipe(
     Layer.provideMerge(Layer.merge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL), AnswerModelLive))
@@ -49,7 +49,7 @@ export const engineLayer = (
   // more (the dispatcher). Expired previous webhook secrets are erased by every engine (D46); the sweep is one cheap
   // statement a minute.
   const background = [
-    Layer.discard(PreviousSecretSweep.Default),
+    Layer.flatMap(PreviousSecretSweep.layer, () => Layer.empty),
     ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
     ...(options.replyWorker === false ? [] : [ReplyWorker.layer()]),
     ...(options.background ?? [])

@@ -5,39 +5,39 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SECRET_KEY_BYTES } from "@support-engine/core"
-import { Either, Option, Redacted } from "effect"
+import { Option, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { makeAesGcmCipher } from "../src/shared/AesGcmCipher.js"
 
 const key = () => Redacted.make(new Uint8Array(randomBytes(SECRET_KEY_BYTES)))
-const plain = (result: ReturnType<ReturnType<typeof makeAesGcmCipher>["decrypt"]>) => Either.map(result, Redacted.value)
+const plain = (result: ReturnType<ReturnType<typeof makeAesGcmCipher>["decrypt"]>) => Result.map(result, Redacted.value)
 
 describe("AesGcmCipher", () => {
   it("decrypts what it encrypted, the same value again when asked again", () => {
     const cipher = makeAesGcmCipher(key(), Option.none())
     const stored = cipher.encrypt(Redacted.make("whsec_one"), "webhook:a")
-    assert.deepStrictEqual(plain(cipher.decrypt(stored, "webhook:a")), Either.right("whsec_one"))
-    assert.deepStrictEqual(plain(cipher.decrypt(stored, "webhook:a")), Either.right("whsec_one"))
+    assert.deepStrictEqual(plain(cipher.decrypt(stored, "webhook:a")), Result.succeed("whsec_one"))
+    assert.deepStrictEqual(plain(cipher.decrypt(stored, "webhook:a")), Result.succeed("whsec_one"))
   })
 
   it("a value decrypted once under its webhook still fails under another (the cache is per context)", () => {
     const cipher = makeAesGcmCipher(key(), Option.none())
     const stored = cipher.encrypt(Redacted.make("whsec_one"), "webhook:a")
-    assert.isTrue(Either.isRight(cipher.decrypt(stored, "webhook:a")))
+    assert.isTrue(Result.isSuccess(cipher.decrypt(stored, "webhook:a")))
     const moved = cipher.decrypt(stored, "webhook:b")
-    assert.isTrue(Either.isLeft(moved))
-    assert.match(Either.isLeft(moved) ? moved.left.message : "", /does not authenticate/)
+    assert.isTrue(Result.isFailure(moved))
+    assert.match(Result.isFailure(moved) ? moved.failure.message : "", /does not authenticate/)
   })
 
   it("a changed value fails after the original was decrypted", () => {
     const cipher = makeAesGcmCipher(key(), Option.none())
     const stored = cipher.encrypt(Redacted.make("whsec_one"), "webhook:a")
-    assert.isTrue(Either.isRight(cipher.decrypt(stored, "webhook:a")))
+    assert.isTrue(Result.isSuccess(cipher.decrypt(stored, "webhook:a")))
     const [version, keyId, nonce, sealed] = stored.split(":")
     const bytes = Buffer.from(sealed!, "base64url")
     bytes[0] = bytes[0]! ^ 1
     const changed = [version, keyId, nonce, bytes.toString("base64url")].join(":")
-    assert.isTrue(Either.isLeft(cipher.decrypt(changed, "webhook:a")))
+    assert.isTrue(Result.isFailure(cipher.decrypt(changed, "webhook:a")))
   })
 
   it("more values than the cache holds all decrypt, each to its own secret", () => {
@@ -49,7 +49,7 @@ describe("AesGcmCipher", () => {
     }))
     for (const round of [1, 2]) {
       for (const { context, secret, stored } of values) {
-        assert.deepStrictEqual(plain(cipher.decrypt(stored, context)), Either.right(secret), `round ${round}`)
+        assert.deepStrictEqual(plain(cipher.decrypt(stored, context)), Result.succeed(secret), `round ${round}`)
       }
     }
   })
@@ -59,8 +59,8 @@ describe("AesGcmCipher", () => {
     const before = makeAesGcmCipher(oldKey, Option.none())
     const stored = before.encrypt(Redacted.make("whsec_old"), "webhook:a")
     const rotated = makeAesGcmCipher(key(), Option.some(oldKey))
-    assert.deepStrictEqual(plain(rotated.decrypt(stored, "webhook:a")), Either.right("whsec_old"))
+    assert.deepStrictEqual(plain(rotated.decrypt(stored, "webhook:a")), Result.succeed("whsec_old"))
     const without = makeAesGcmCipher(key(), Option.none()).decrypt(stored, "webhook:a")
-    assert.match(Either.isLeft(without) ? without.left.message : "", new RegExp(before.keyId))
+    assert.match(Result.isFailure(without) ? without.failure.message : "", new RegExp(before.keyId))
   })
 })

@@ -19,19 +19,8 @@ import {
   UpdateArticle,
   Users
 } from "@support-engine/core"
-import {
-  ConfigProvider,
-  Duration,
-  Effect,
-  Fiber,
-  Layer,
-  Logger,
-  LogLevel,
-  Option,
-  type Scope,
-  TestClock,
-  TestServices
-} from "effect"
+import { ConfigProvider, Duration, Effect, Fiber, Layer, Logger, References, type Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { AnswerModelLive } from "../src/ai/AnswerModelLive.js"
 import { StorageLive } from "../src/Storage.js"
 import { as, makeWorkspace, type TestEngine } from "./conformance/Harness.js"
@@ -45,17 +34,18 @@ const PASSAGE = "We ship worldwide within five days."
 /** Every log line of a test, with its annotations and cause, to check that no key is in them. */
 const captureLogs = () => {
   const lines: Array<string> = []
-  const logger = Logger.make(({ annotations, cause, message }) => {
-    lines.push(JSON.stringify({ message, annotations: [...annotations], cause: String(cause) }))
+  const logger = Logger.make(({ cause, fiber, message }) => {
+    const annotations = fiber.getRef(References.CurrentLogAnnotations)
+    lines.push(JSON.stringify({ message, annotations, cause: String(cause) }))
   })
-  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+  return { lines, layer: Logger.layer([logger]) }
 }
 
 /** The engine (in-memory SQLite) with `env` as its whole configuration. */
 const withEngine = <A, E>(env: Record<string, string>, program: Effect.Effect<A, E, TestEngine | Scope.Scope>) =>
   program.pipe(
     Effect.provide(EngineLive.pipe(Layer.provideMerge(Layer.merge(StorageLive("file::memory:"), AnswerModelLive)))),
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
   )
 
 /** A workspace with an agent, a user its email rule escalates to, and one published article. */
@@ -90,15 +80,15 @@ const fixture = Effect.gen(function*() {
  * Moves the TestClock a step at a time, letting the real HTTP exchange run in between, until `done` holds: the
  * timeout and the back-off sleeps wake on the TestClock, the requests complete in real time.
  */
-const driveUntil = <E, R>(done: Effect.Effect<boolean, E, R>, step: Duration.DurationInput) =>
+const driveUntil = <E, R>(done: Effect.Effect<boolean, E, R>, step: Duration.Input) =>
   Effect.gen(function*() {
     for (let i = 0; i < 1000; i++) {
       if (yield* done) return
-      yield* TestServices.provideLive(Effect.sleep(Duration.millis(5)))
+      yield* TestClock.withLive(Effect.sleep(Duration.millis(5)))
       if (yield* done) return
       yield* TestClock.adjust(step)
     }
-    return yield* Effect.dieMessage("the pipeline did not reach the expected state")
+    return yield* Effect.die(new Error("the pipeline did not reach the expected state"))
   })
 
 const openAiEnv = (origin: string): Record<string, string> => ({
@@ -118,7 +108,7 @@ const anthropicEnv = (origin: string): Record<string, string> => ({
 const bodyText = (r: Recorded) => JSON.stringify(r.body)
 
 describe("Remote AI providers on loopback (D53)", () => {
-  it.scoped("openai: the Responses API gets the model, the key and a prompt with the passages; its text is the answer", () =>
+  it.effect("openai: the Responses API gets the model, the key and a prompt with the passages; its text is the answer", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const stub = yield* providerStub(() => ({ status: 200, body: openAiResponse("Yes, to every country.") }))
@@ -131,7 +121,7 @@ describe("Remote AI providers on loopback (D53)", () => {
           assert.deepStrictEqual(answered.citations.map((c) => c.id), [article.id])
           assert.isNull(answered.escalation)
         })
-      ).pipe(Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.All))
+      ).pipe(Effect.provide(logs.layer), Effect.provideService(References.MinimumLogLevel, "All"))
       const [request, ...more] = yield* stub.received
       assert.strictEqual(more.length, 0, "no classification call: the chat channel has no rules")
       assert.deepStrictEqual([request!.method, request!.path], ["POST", "/v1/responses"])
@@ -144,7 +134,7 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.isFalse(logs.lines.some((line) => line.includes(OPENAI_KEY)))
     }))
 
-  it.scoped("openai: an escalation rule is matched by a structured (JSON schema) classification call", () =>
+  it.effect("openai: an escalation rule is matched by a structured (JSON schema) classification call", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub(() => ({ status: 200, body: openAiResponse(JSON.stringify({ rule: 1 })) }))
       yield* withEngine(
@@ -168,7 +158,7 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.include(bodyText(request!), "I want my money back")
     }))
 
-  it.scoped("anthropic: the Messages API gets x-api-key, the version and the passages; a tool call classifies", () =>
+  it.effect("anthropic: the Messages API gets x-api-key, the version and the passages; a tool call classifies", () =>
     Effect.gen(function*() {
       const script: Script = (_, request) =>
         request.body.tool_choice === undefined
@@ -189,7 +179,6 @@ describe("Remote AI providers on loopback (D53)", () => {
       )
       const [classify, answer] = yield* stub.received
       for (const request of [classify!, answer!]) {
-        // @effect/ai-anthropic calls the beta flavour of the endpoint.
         assert.deepStrictEqual([request.method, request.path.split("?")[0]], ["POST", "/v1/messages"])
         assert.strictEqual(request.headers["x-api-key"], ANTHROPIC_KEY)
         assert.isString(request.headers["anthropic-version"])
@@ -200,15 +189,15 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.include(bodyText(answer!), "Do you ship worldwide?")
     }))
 
-  it.scoped("a 500 is retried with back-off (TestClock), then the agent hands off with model_error", () =>
+  it.effect("a 500 is retried with back-off (TestClock), then the agent hands off with model_error", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub(() => ({ status: 500, body: { error: { message: "overloaded" } } }))
       yield* withEngine(
         openAiEnv(stub.origin),
         Effect.gen(function*() {
           const { ask } = yield* fixture
-          const fiber = yield* Effect.fork(ask("Do you ship worldwide?"))
-          yield* driveUntil(Effect.map(fiber.poll, Option.isSome), Duration.millis(500))
+          const fiber = yield* Effect.forkChild(ask("Do you ship worldwide?"))
+          yield* driveUntil(Effect.sync(() => fiber.pollUnsafe() !== undefined), Duration.millis(500))
           const answered = yield* Fiber.join(fiber)
           assert.deepStrictEqual(answered.escalation && answered.escalation.reason, "model_error")
         })
@@ -216,7 +205,7 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.strictEqual((yield* stub.received).length, 3, "the first call and two retries")
     }))
 
-  it.scoped("a 401 is not retried; the key is in no error or log, even when the provider's body echoes it", () =>
+  it.effect("a 401 is not retried; the key is in no error or log, even when the provider's body echoes it", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const stub = yield* providerStub(() => ({
@@ -242,21 +231,21 @@ describe("Remote AI providers on loopback (D53)", () => {
           assert.notInclude(JSON.stringify(failure), OPENAI_KEY)
           assert.notInclude(String(failure), OPENAI_KEY)
         })
-      ).pipe(Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.All))
+      ).pipe(Effect.provide(logs.layer), Effect.provideService(References.MinimumLogLevel, "All"))
       assert.strictEqual((yield* stub.received).length, 2, "one call from ask, one from the direct call")
       assert.isTrue(logs.lines.some((line) => line.includes("openai answered 401")), "the failure is logged")
       assert.isFalse(logs.lines.some((line) => line.includes(OPENAI_KEY)))
     }))
 
-  it.scoped("a provider that never answers times out (30 s on the TestClock) three times, then model_error", () =>
+  it.effect("a provider that never answers times out (30 s on the TestClock) three times, then model_error", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub(() => "hang")
       yield* withEngine(
         anthropicEnv(stub.origin),
         Effect.gen(function*() {
           const { ask } = yield* fixture
-          const fiber = yield* Effect.fork(ask("Do you ship worldwide?"))
-          yield* driveUntil(Effect.map(fiber.poll, Option.isSome), Duration.seconds(1))
+          const fiber = yield* Effect.forkChild(ask("Do you ship worldwide?"))
+          yield* driveUntil(Effect.sync(() => fiber.pollUnsafe() !== undefined), Duration.seconds(1))
           const answered = yield* Fiber.join(fiber)
           assert.strictEqual(answered.escalation?.reason, "model_error")
         })
@@ -264,7 +253,7 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.strictEqual((yield* stub.received).length, 3)
     }))
 
-  it.scoped("the reply loop with openai: each reply is the provider's text; the next request carries the conversation", () =>
+  it.effect("the reply loop with openai: each reply is the provider's text; the next request carries the conversation", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub((n) => ({ status: 200, body: openAiResponse(`Answer ${n}.`) }))
       yield* withEngine(
@@ -294,7 +283,7 @@ describe("Remote AI providers on loopback (D53)", () => {
       assert.include(text, REFUNDS)
     }))
 
-  it.scoped("configuration: a remote provider without its key, or with a bad base URL, fails at start", () =>
+  it.effect("configuration: a remote provider without its key, or with a bad base URL, fails at start", () =>
     Effect.gen(function*() {
       const start = (env: Record<string, string>) => Effect.map(Effect.flip(withEngine(env, Effect.void)), String)
       const noKey = yield* start({ SUPPORT_AI_PROVIDER: "anthropic" })

@@ -1,36 +1,37 @@
 /**
  * Columns.ts: the column codecs accept what either driver returns (SQLite text, node-postgres `Date`) and reject
- * anything else with a `ParseError`, never a wrong value. `DbTimestamp` is a one-step declaration for speed
+ * anything else with a `SchemaError`, never a wrong value. `DbTimestamp` is a one-step declaration for speed
  * (docs/performance.md); these pin its behaviour.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import { DbTimestamp, ts } from "../src/shared/Columns.js"
 
-const decode = Schema.decodeUnknownEither(DbTimestamp)
-const millisOf = (input: unknown) => Either.map(decode(input), (dt) => [DateTime.isUtc(dt), dt.epochMillis] as const)
+const decode = Schema.decodeUnknownResult(DbTimestamp)
+const millisOf = (input: unknown) =>
+  Result.map(decode(input), (dt) => [DateTime.isUtc(dt), dt.epochMilliseconds] as const)
 
 describe("DbTimestamp", () => {
   it("decodes SQLite's text and PostgreSQL's Date to the same UTC DateTime", () => {
     const at = Date.UTC(2026, 10, 21, 15, 7, 0, 123)
-    expect(millisOf("2026-11-21T15:07:00.123Z")).toEqual(Either.right([true, at]))
-    expect(millisOf(new Date(at))).toEqual(Either.right([true, at]))
+    expect(millisOf("2026-11-21T15:07:00.123Z")).toEqual(Result.succeed([true, at]))
+    expect(millisOf(new Date(at))).toEqual(Result.succeed([true, at]))
   })
 
   it("rejects text that is not a time, an invalid Date, and other types", () => {
     for (const bad of ["not a time", new Date(Number.NaN), 1_700_000_000_000, null, undefined, {}]) {
       const result = decode(bad)
-      expect(Either.isLeft(result), String(bad)).toBe(true)
+      expect(Result.isFailure(result), String(bad)).toBe(true)
     }
     const failure = decode("not a time")
-    assert(Either.isLeft(failure))
-    expect(failure.left.message).toContain("not a timestamp")
+    assert(Result.isFailure(failure))
+    expect(failure.failure.message).toContain("not a timestamp")
   })
 
   it("encodes, and ts writes, fixed-width ISO text in UTC whatever the zone", () => {
-    const zoned = DateTime.unsafeMakeZoned("2026-11-21T16:07:00.123+01:00", { timeZone: "Europe/Berlin" })
+    const zoned = DateTime.makeZonedUnsafe("2026-11-21T16:07:00.123+01:00", { timeZone: "Europe/Berlin" })
     expect(ts(zoned)).toBe("2026-11-21T15:07:00.123Z")
     expect(Schema.encodeSync(DbTimestamp)(DateTime.toUtc(zoned))).toBe("2026-11-21T15:07:00.123Z")
-    expect(ts(DateTime.unsafeMake(0))).toBe("1970-01-01T00:00:00.000Z")
+    expect(ts(DateTime.makeUnsafe(0))).toBe("1970-01-01T00:00:00.000Z")
   })
 })

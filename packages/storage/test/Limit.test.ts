@@ -2,9 +2,9 @@
  * `LIMIT`/`OFFSET` counts (shared/Limit.ts): bound as expressions SQLite's planner does not read, so a statement
  * is not recompiled on every run; and no statement of storage binds a bare count.
  */
-import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { limit } from "../src/shared/Limit.js"

@@ -23,7 +23,7 @@ export const providerStub = (script: Script) =>
   Effect.gen(function*() {
     const received = yield* Ref.make<ReadonlyArray<Recorded>>([])
     const server = yield* Effect.acquireRelease(
-      Effect.async<ReturnType<typeof createServer>>((resume) => {
+      Effect.callback<ReturnType<typeof createServer>>((resume) => {
         const s = createServer((req, res) => {
           const chunks: Array<Buffer> = []
           req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -47,7 +47,7 @@ export const providerStub = (script: Script) =>
         s.listen(0, "127.0.0.1", () => resume(Effect.succeed(s)))
       }),
       (s) =>
-        Effect.async<void>((resume) => {
+        Effect.callback<void>((resume) => {
           s.closeAllConnections()
           s.close(() => resume(Effect.void))
         })

@@ -15,7 +15,8 @@ import {
   ReplyJobs,
   ReplyWorker
 } from "@support-engine/core"
-import { DateTime, Deferred, Duration, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
+import { DateTime, Deferred, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -47,7 +48,7 @@ describe("AI reply loop across restarts (sqlite file)", () => {
     Effect.gen(function*() {
       const called = yield* Deferred.make<void>()
       const stuck: AnswerModelShape = {
-        answer: () => Effect.zipRight(Deferred.succeed(called, undefined), Effect.never),
+        answer: () => Effect.andThen(Deferred.succeed(called, undefined), Effect.never),
         matchRule: () => Effect.succeed(Option.none())
       }
       const first = yield* open(
@@ -66,9 +67,9 @@ describe("AI reply loop across restarts (sqlite file)", () => {
       const probe = yield* second.run(
         Effect.flatMap(ReplyJobs, (jobs) =>
           Effect.flatMap(DateTime.now, (now) =>
-            Effect.zipLeft(
+            Effect.tap(
               jobs.claimNext({ claimant: "probe", now, leaseUntil: DateTime.addDuration(now, REPLY_LEASE) }),
-              jobs.release("probe", now)
+              () => jobs.release("probe", now)
             )))
       )
       assert.strictEqual(Option.getOrNull(Option.map(probe, (job) => job.attempts)), 1)
@@ -157,7 +158,7 @@ describe("AI reply loop across restarts (sqlite file)", () => {
         // The worker is woken by the message: no clock to move, only turns to give it while it reads and writes.
         let seen: ReadonlyArray<string> = []
         for (let turn = 0; turn < 200 && seen.length === 0; turn++) {
-          yield* Effect.yieldNow()
+          yield* Effect.yieldNow
           seen = yield* replies
         }
         assert.deepStrictEqual(seen, replyWorker ? [REFUNDS] : [], `replyWorker: ${replyWorker}`)

@@ -1,11 +1,11 @@
 /**
- * RowSchema.ts, the synchronous stand-in for `@effect/sql`'s `SqlSchema`, on a real SQLite database: requests
+ * RowSchema.ts, the synchronous stand-in for `effect/sql`'s `SqlSchema`, on a real SQLite database: requests
  * are encoded before the statement runs, rows are decoded with the row schema, and a row the schema rejects
- * is a `ParseError` (which the repositories turn into a PersistenceError), never a half-decoded value.
+ * is a `SchemaError` (which the repositories turn into a PersistenceError), never a half-decoded value.
  */
-import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, DateTime, Effect, Exit, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbTimestamp } from "../src/shared/Columns.js"
 import * as RowSchema from "../src/shared/RowSchema.js"
 import * as SqliteClient from "../src/shared/SqliteClient.js"
@@ -24,14 +24,14 @@ const withNotes = <A, E>(body: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>
 const ById = Schema.Struct({ id: Schema.NumberFromString })
 
 const noteById = (sql: SqlClient.SqlClient) =>
-  RowSchema.findOne({
+  RowSchema.findOneOption({
     Request: ById,
     Result: Row,
     execute: (r) => sql`SELECT id, body, at FROM notes WHERE id = ${Number(r.id)}`
   })
 
 describe("RowSchema", () => {
-  it.effect("findOne decodes the first row, and is None when there is none", () =>
+  it.effect("findOneOption decodes the first row, and is None when there is none", () =>
     withNotes((sql) =>
       Effect.gen(function*() {
         const byId = noteById(sql)
@@ -44,12 +44,12 @@ describe("RowSchema", () => {
       })
     ))
 
-  it.effect("a row the schema rejects fails with a ParseError naming the column", () =>
+  it.effect("a row the schema rejects fails with a SchemaError naming the column", () =>
     withNotes((sql) =>
       Effect.gen(function*() {
         const byId = noteById(sql)
         const error = yield* Effect.flip(byId({ id: 2 }))
-        assert.strictEqual(error._tag, "ParseError")
+        assert.strictEqual(error._tag, "SchemaError")
         assert.include(error.message, "at")
         assert.include(error.message, "not a timestamp")
       })
@@ -70,22 +70,22 @@ describe("RowSchema", () => {
       })
     ))
 
-  it.effect("single fails with NoSuchElementException when there is no row", () =>
+  it.effect("findOne fails with NoSuchElementError when there is no row", () =>
     withNotes((sql) =>
       Effect.gen(function*() {
-        const count = RowSchema.single({
+        const count = RowSchema.findOne({
           Request: Schema.String,
           Result: Schema.Struct({ total: Schema.Int }),
           execute: (body) => sql`SELECT COUNT(*) AS total FROM notes WHERE body = ${body}`
         })
         assert.strictEqual((yield* count("first")).total, 1)
-        const none = RowSchema.single({
+        const none = RowSchema.findOne({
           Request: Schema.String,
           Result: Row,
           execute: (body) => sql`SELECT id, body, at FROM notes WHERE body = ${body}`
         })
         const error = yield* Effect.flip(none("missing"))
-        assert.isTrue(Cause.isNoSuchElementException(error))
+        assert.isTrue(Cause.isNoSuchElementError(error))
       })
     ))
 
@@ -96,10 +96,10 @@ describe("RowSchema", () => {
         const find = RowSchema.findAll({
           Request: Schema.Struct({ id: Schema.Int }),
           Result: Row,
-          execute: (r) => Effect.zipRight(Effect.sync(() => (ran = true)), sql`SELECT * FROM notes WHERE id = ${r.id}`)
+          execute: (r) => Effect.andThen(Effect.sync(() => (ran = true)), sql`SELECT * FROM notes WHERE id = ${r.id}`)
         })
         const error = yield* Effect.flip(find({ id: 1.5 }))
-        assert.strictEqual(error._tag, "ParseError")
+        assert.strictEqual(error._tag, "SchemaError")
         assert.isFalse(ran)
       })
     ))

@@ -4,7 +4,6 @@
  * and `reencryptSecrets`, expired previous secrets erased. On SQLite files and on PostgreSQL (a fresh database per
  * test when SUPPORT_TEST_PG_URL is set).
  */
-import { SqlClient } from "@effect/sql"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
   CreateCustomer,
@@ -21,18 +20,9 @@ import {
   webhookSecretContext,
   type WorkspaceId
 } from "@support-engine/core"
-import {
-  ConfigProvider,
-  DateTime,
-  Duration,
-  Effect,
-  Either,
-  Layer,
-  Redacted,
-  Schema,
-  TestClock,
-  TestServices
-} from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Layer, Redacted, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -75,7 +65,7 @@ const targets: ReadonlyArray<Target> = [
 const run = <A, E>(url: string, env: Record<string, string>, program: Effect.Effect<A, E, TestEngine>) =>
   program.pipe(
     Effect.provide(EngineLive.pipe(Layer.provideMerge(StorageLive(url)))),
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))
   )
 
 const startFailure = (url: string, env: Record<string, string>) =>
@@ -90,14 +80,14 @@ const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 400; i++) {
       if (yield* condition) return
-      yield* TestServices.provideLive(Effect.sleep(Duration.millis(5)))
+      yield* TestClock.withLive(Effect.sleep(Duration.millis(5)))
     }
-    return yield* Effect.dieMessage("the previous secret was not erased")
+    return yield* Effect.die(new Error("the previous secret was not erased"))
   })
 
 const columnsOf = (id: WebhookId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT secret, previous_secret FROM webhooks WHERE id = ${id}`).pipe(
-    Effect.flatMap((rows) => Schema.decodeUnknown(Columns)(rows[0])),
+    Effect.flatMap((rows) => Schema.decodeUnknownEffect(Columns)(rows[0])),
     Effect.orDie
   )
 
@@ -182,10 +172,10 @@ for (const target of targets) {
               cipher.encrypt(Redacted.make(SECRET), "x")
             )
             const opened = cipher.decrypt(stored.secret, webhookSecretContext(webhook.id))
-            assert.strictEqual(Either.map(opened, Redacted.value).pipe(Either.getOrThrow), NEXT_SECRET)
+            assert.strictEqual(Result.map(opened, Redacted.value).pipe(Result.getOrThrow), NEXT_SECRET)
             // Copied to another webhook's row, it does not decrypt.
             const moved = cipher.decrypt(stored.secret, webhookSecretContext("another-webhook"))
-            assert.isTrue(Either.isLeft(moved) && moved.left._tag === "SecretDecryptionFailed")
+            assert.isTrue(Result.isFailure(moved) && moved.failure._tag === "SecretDecryptionFailed")
             assert.deepStrictEqual(yield* claimedSecrets(principal), [NEXT_SECRET, SECRET])
           })
         )
@@ -269,9 +259,12 @@ for (const target of targets) {
               yield* TestClock.adjust(Duration.minutes(2))
               // The sweep's statement is real I/O (asynchronous on PostgreSQL): wait for it in real time.
               yield* eventually(Effect.map(columnsOf(webhook.id), (stored) => stored.previous_secret === null))
-              const read = yield* Effect.flatten((yield* WebhookRepo).findById(workspace.id, webhook.id))
+              const read = yield* Effect.flatMap(
+                (yield* WebhookRepo).findById(workspace.id, webhook.id),
+                Effect.fromOption
+              )
               assert.isNull(read.previous_secret_expires_at)
-            }).pipe(Effect.provide(PreviousSecretSweep.Default))
+            }).pipe(Effect.provide(PreviousSecretSweep.layer))
           })
         )
       }))

@@ -1,12 +1,12 @@
 /**
  * The SQLite client's two connections (SqliteClient.ts): reads outside a transaction go to the read-only
  * connection and neither wait for nor see another fiber's open transaction; writes outside a transaction wait
- * for it; a transaction reads its own writes; errors stay SqlErrors. Each holds with tracing on (statements run
- * through `@effect/sql`) and off (the client's direct path).
+ * for it; a transaction reads its own writes; errors stay SqlErrors. Each holds with tracing on and off.
  */
-import { SqlClient, Statement } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Tracer } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Tracer } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, Statement } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,14 +42,14 @@ const openTransaction = (
       yield* Deferred.succeed(inserted, undefined)
       yield* Deferred.await(release)
     })
-  ).pipe(Effect.fork)
+  ).pipe(Effect.forkChild)
 
 const collectSpans = (names: Array<string>) =>
   Effect.map(Effect.tracer, (tracer) =>
     Tracer.make({
-      span: (name, ...rest) => {
-        names.push(name)
-        return tracer.span(name, ...rest)
+      span: (options) => {
+        names.push(options.name)
+        return tracer.span(options)
       },
       context: tracer.context
     }))
@@ -87,10 +87,10 @@ for (const untraced of [false, true]) {
           const release = yield* Deferred.make<void>()
           const writer = yield* openTransaction(sql, inserted, release)
           yield* Deferred.await(inserted)
-          const write = yield* sql`INSERT INTO notes (id, body) VALUES (3, 'outside')`.pipe(Effect.fork)
+          const write = yield* sql`INSERT INTO notes (id, body) VALUES (3, 'outside')`.pipe(Effect.forkChild)
           // Unblocked, the forked write would finish within a few scheduler turns (better-sqlite3 is synchronous).
-          for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
-          assert.isTrue(write.unsafePoll() === null, "the write went ahead while the transaction was open")
+          for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+          assert.isTrue(write.pollUnsafe() === undefined, "the write went ahead while the transaction was open")
           // Roll the transaction back: had the write joined it, row 3 would vanish with it.
           yield* Fiber.interrupt(writer)
           yield* Fiber.join(write)
@@ -113,7 +113,11 @@ for (const untraced of [false, true]) {
             })
           ).pipe(Effect.exit)
           assert.isTrue(Exit.isFailure(exit))
-          if (Exit.isFailure(exit)) assert.strictEqual(exit.cause._tag === "Fail" && exit.cause.error._tag, "SqlError")
+          if (Exit.isFailure(exit)) {
+            const [reason] = exit.cause.reasons
+            assert.strictEqual(exit.cause.reasons.length, 1)
+            assert.strictEqual(reason !== undefined && Cause.isFailReason(reason) && reason.error._tag, "SqlError")
+          }
           const rows = yield* sql<{ id: number }>`SELECT id FROM notes ORDER BY id`
           assert.deepStrictEqual(rows.map((r) => r.id), [1])
           const bad = yield* sql`SELECT nope FROM notes`.pipe(Effect.flip)
@@ -135,7 +139,7 @@ for (const untraced of [false, true]) {
 }
 
 describe("SqliteClient statements and tracing (core's Tracing.ts)", () => {
-  it.live("with tracing on a statement makes its sql.execute span; with it off, none", () =>
+  it.live("with tracing on a statement makes its span (named after the client: sqlite); with it off, none", () =>
     withDatabase(
       onFile,
       Effect.gen(function*() {
@@ -144,23 +148,54 @@ describe("SqliteClient statements and tracing (core's Tracing.ts)", () => {
         const tracer = yield* collectSpans(names)
         const read = sql<{ id: number }>`SELECT id FROM notes`.pipe(Effect.withTracer(tracer))
         assert.deepStrictEqual((yield* read).map((r) => r.id), [1])
-        assert.deepStrictEqual(names, ["sql.execute"])
+        assert.deepStrictEqual(names, ["sqlite"])
         assert.deepStrictEqual((yield* Effect.withTracerEnabled(read, false)).map((r) => r.id), [1])
         yield* Effect.withTracerEnabled(sql.withTransaction(read), false)
-        assert.deepStrictEqual(names, ["sql.execute"])
+        assert.deepStrictEqual(names, ["sqlite"])
       })
     ))
 
-  it.live("with tracing off a statement under a row transformer still takes @effect/sql's path", () =>
+  it.live("with tracing off a statement under a row transformer still runs the transformed statement", () =>
     withDatabase(
       onFile,
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ id: number }>`SELECT id FROM notes`.pipe(
-          Statement.withTransformer((_statement, constructor) => Effect.succeed(constructor`SELECT 7 AS id`)),
+          Effect.provideService(
+            Statement.CurrentTransformer,
+            (_statement, constructor) => Effect.succeed(constructor`SELECT 7 AS id`)
+          ),
           Effect.withTracerEnabled(false)
         )
         assert.deepStrictEqual(rows.map((r) => r.id), [7])
       })
+    ))
+})
+
+describe("SqliteClient, two clients of one process on one file", () => {
+  it.live("a write of the second waits as a fiber for the first's open transaction, instead of blocking the process on the file lock", () =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
+      (dir) =>
+        Effect.gen(function*() {
+          const filename = onFile(dir)
+          const first = yield* SqliteClient.make({ filename })
+          const second = yield* SqliteClient.make({ filename })
+          yield* first`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
+          const inserted = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const transaction = yield* openTransaction(first, inserted, release)
+          yield* Deferred.await(inserted)
+          const write = yield* second`INSERT INTO notes (id, body) VALUES (3, 'second')`.pipe(Effect.forkChild)
+          yield* Effect.yieldNow
+          // Had the second client gone to SQLite's lock, it would have failed with SQLITE_BUSY by now.
+          assert.isUndefined(write.pollUnsafe())
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(transaction)
+          yield* Fiber.join(write)
+          const rows = yield* second<{ id: number }>`SELECT id FROM notes ORDER BY id`
+          assert.deepStrictEqual(rows.map((r) => r.id), [2, 3])
+        }).pipe(Effect.provide(Reactivity.layer)),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
     ))
 })

@@ -14,7 +14,7 @@ import {
   Transactor,
   type WakeUp
 } from "@support-engine/core"
-import { Effect, Fiber, Option } from "effect"
+import { Effect, type Fiber } from "effect"
 import { StorageLive } from "../src/Storage.js"
 import { type Adapter, as } from "./conformance/Harness.js"
 import { fixture } from "./replies/Fixture.js"
@@ -23,15 +23,15 @@ import { onEngine } from "./replies/ReplySuite.js"
 const adapter: Adapter = { name: "sqlite", storage: () => StorageLive("file::memory:") }
 
 /** Whether a subscription taken before has been woken by now. */
-const woken = (fiber: Fiber.RuntimeFiber<void>) =>
-  Effect.zipRight(Effect.yieldNow(), Effect.map(Fiber.poll(fiber), Option.isSome))
+const woken = (fiber: Fiber.Fiber<void>) =>
+  Effect.andThen(Effect.yieldNow, Effect.sync(() => fiber.pollUnsafe() !== undefined))
 
 /** Runs `write` inside an enclosing transaction, as an idempotency key does; whether `signal` woke inside, after. */
 const around = <A, E, R>(signal: WakeUp, write: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const tx = yield* Transactor
-    const fiber = yield* Effect.fork(yield* signal.subscribe)
-    const inside = yield* tx.withTransaction(Effect.zipRight(write, woken(fiber)))
+    const fiber = yield* Effect.forkChild(yield* signal.subscribe)
+    const inside = yield* tx.withTransaction(Effect.andThen(write, woken(fiber)))
     return { inside, after: yield* woken(fiber) }
   })
 

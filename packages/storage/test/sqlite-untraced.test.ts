@@ -1,9 +1,9 @@
 /**
  * The conformance suite on SQLite with tracing off (core's Tracing.ts), as the standalone server and the Promise
- * facade run: services skip their spans and statements take the client's direct path (SqliteClient.ts), which
- * the traced run (sqlite.test.ts) never enters. A file of its own: the isolation suite's `layer()` (from
- * @effect/vitest) makes every suite after it in the same file share one TestClock, which is why Conformance.ts runs
- * it last; a second conformance run in sqlite.test.ts would come after it.
+ * facade run: every span is a no-op the tracer never sees, a path the traced run (sqlite.test.ts) never takes. A
+ * file of its own: the isolation suite's `layer()` (from @effect/vitest) makes every suite after it in the same file
+ * share one TestClock, which is why Conformance.ts runs it last; a second conformance run in sqlite.test.ts would
+ * come after it.
  */
 import { afterAll } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"

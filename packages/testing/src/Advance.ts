@@ -5,29 +5,43 @@
  * - jump to the next thing that is due (a delivery's next attempt, a slow answer, a training step), not past it, so
  *   each happens at exactly its time (D38's timetable, for instance).
  */
-import { Chunk, Clock, Effect, FiberRef, Option, TestClock } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { currentEngineClock, type EngineClock, makeEngineClock } from "./EngineClock.js"
 
 /**
  * Resumes after Node's pending I/O callbacks: the dispatcher waits on these (`setImmediate`) to batch the attempts
  * that finished together. Waits on no clock.
  */
-const afterPendingIO = Effect.async<void>((resume) => {
+const afterPendingIO = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
 
 /**
- * Whether two answers of `TestClock.sleeps` list the same times in the same order. The simulator's clock answers
- * the same object while its sleepers are unchanged (simulation/SimClock.ts), which hundreds of sleepers would
- * otherwise make a long comparison every round.
+ * Whether two answers of the clock's `sleeps` list the same times in the same order. The clock answers the same
+ * array while its sleepers are unchanged (EngineClock.ts), which hundreds of sleepers would otherwise make a long
+ * comparison every round.
  */
-const sameSleeps = (a: Chunk.Chunk<number> | undefined, b: Chunk.Chunk<number>) => {
+const sameSleeps = (a: ReadonlyArray<number> | undefined, b: ReadonlyArray<number>) => {
   if (a === b) return true
   if (a === undefined || a.length !== b.length) return false
-  const x = Chunk.toReadonlyArray(a)
-  const y = Chunk.toReadonlyArray(b)
-  return x.every((t, i) => t === y[i])
+  return a.every((t, i) => t === b[i])
 }
+
+/**
+ * The engine clock in context. Effect 4's own `TestClock` does not list its sleepers, so moving the clock the way
+ * this module does needs the kit's clock, which `makeTestEngine` provides (`engineClock`).
+ */
+const clock: Effect.Effect<EngineClock> = Effect.flatMap(
+  currentEngineClock,
+  (found) =>
+    found === undefined
+      ? Effect.die(new Error("settle and advance need the test engine's clock: run them on makeTestEngine's layer"))
+      : Effect.succeed(found)
+)
+
+/** The times fibers sleep until, in the order they wake. */
+const sleeps: Effect.Effect<ReadonlyArray<number>> = Effect.flatMap(clock, (c) => c.sleeps)
 
 /** More rounds than any quiet engine needs; more means something spins, which `settle` reports. */
 const MAX_ROUNDS = 10_000
@@ -50,10 +64,10 @@ export interface SettlePolicy {
   readonly databaseBusy?: Effect.Effect<boolean>
 }
 
-export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake<SettlePolicy>({
-  stableRounds: 3,
-  pauseMs: 0
-})
+export const settlePolicy: Context.Reference<SettlePolicy> = Context.Reference<SettlePolicy>(
+  "@support-engine/testing/Advance/settlePolicy",
+  { defaultValue: () => ({ stableRounds: 3, pauseMs: 0 }) }
+)
 
 /**
  * Runs `self` with `settle` (and so every `advance…`) waiting for real I/O, for engines on PostgreSQL. With
@@ -62,14 +76,14 @@ export const settlePolicy: FiberRef.FiberRef<SettlePolicy> = FiberRef.unsafeMake
  */
 export const withNetworkSettle =
   (databaseBusy?: Effect.Effect<boolean>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.locally(
+    Effect.provideService(
       self,
       settlePolicy,
       databaseBusy === undefined ? { stableRounds: 4, pauseMs: 8 } : { stableRounds: 3, pauseMs: 0, databaseBusy }
     )
 
 const pause = (ms: number) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     const handle = setTimeout(() => resume(Effect.void), ms)
     return Effect.sync(() => clearTimeout(handle))
   })
@@ -79,15 +93,16 @@ const pause = (ms: number) =>
  * pending I/O in a row. The clock does not move.
  */
 export const settle: Effect.Effect<void> = Effect.gen(function*() {
-  const policy = yield* FiberRef.get(settlePolicy)
-  let previous: Chunk.Chunk<number> | undefined
+  const policy = yield* settlePolicy
+  const testClock = yield* clock
+  let previous: ReadonlyArray<number> | undefined
   let stable = 0
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    yield* Effect.yieldNow()
+    yield* Effect.yieldNow
     yield* afterPendingIO
     if (policy.pauseMs > 0) yield* pause(policy.pauseMs)
-    yield* Effect.yieldNow()
-    const current = yield* TestClock.sleeps()
+    yield* Effect.yieldNow
+    const current = yield* testClock.sleeps
     const busy = policy.databaseBusy !== undefined && (yield* policy.databaseBusy)
     // An answer on its way comes in real time: wait a little for it rather than spin on the I/O phase.
     if (busy) yield* pause(1)
@@ -95,13 +110,13 @@ export const settle: Effect.Effect<void> = Effect.gen(function*() {
     if (stable >= policy.stableRounds) return
     previous = current
   }
-  return yield* Effect.dieMessage("the engine did not settle: a fiber keeps waking without the clock moving")
+  return yield* Effect.die(new Error("the engine did not settle: a fiber keeps waking without the clock moving"))
 })
 
 /** The earliest time (epoch ms) a fiber sleeps until that is later than now, if any. */
 export const nextWakeUp: Effect.Effect<Option.Option<number>> = Effect.gen(function*() {
   const now = yield* Clock.currentTimeMillis
-  const later = Chunk.toReadonlyArray(yield* TestClock.sleeps()).filter((t) => t > now)
+  const later = (yield* sleeps).filter((t) => t > now)
   return later.length === 0 ? Option.none() : Option.some(Math.min(...later))
 })
 
@@ -113,7 +128,7 @@ export const advanceToNext: Effect.Effect<Option.Option<number>> = Effect.gen(fu
   yield* settle
   const next = yield* nextWakeUp
   if (Option.isSome(next)) {
-    yield* TestClock.setTime(next.value)
+    yield* (yield* clock).setTime(next.value)
     yield* settle
   }
   return next
@@ -125,15 +140,16 @@ export const advanceToNext: Effect.Effect<Option.Option<number>> = Effect.gen(fu
  */
 export const advanceTo = (target: number): Effect.Effect<void> =>
   Effect.gen(function*() {
+    const testClock = yield* clock
     yield* settle
     for (;;) {
       const next = yield* nextWakeUp
       if (Option.isNone(next) || next.value > target) break
-      yield* TestClock.setTime(next.value)
+      yield* testClock.setTime(next.value)
       yield* settle
     }
     if ((yield* Clock.currentTimeMillis) < target) {
-      yield* TestClock.setTime(target)
+      yield* testClock.setTime(target)
       yield* settle
     }
   })
@@ -141,3 +157,13 @@ export const advanceTo = (target: number): Effect.Effect<void> =>
 /** `advanceTo(now + millis)`. */
 export const advanceBy = (millis: number): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => advanceTo(now + millis))
+
+/**
+ * The clock `settle` and the `advance…` functions move: the engine clock already in context (the simulator keeps one
+ * across the engines it opens), else a new one at 0. `makeTestEngine` provides it to the engine and to whatever runs
+ * on the engine's layer.
+ */
+export const engineClock: Layer.Layer<never> = Layer.effect(
+  Clock.Clock,
+  Effect.map(currentEngineClock, (found) => found ?? makeEngineClock(settle))
+)

@@ -1,9 +1,9 @@
 /**
- * The test engine for plain vitest (or any runner) with Promises: `createTestEngine()` builds `makeTestEngine` under
- * its own `TestClock` (starting at 0) and a seeded `Random`, and hands back functions that run effects on it and
- * move its clock. `dispose()` closes it (the dispatcher and worker stop, an in-memory database is gone).
+ * The test engine for plain vitest (or any runner) with Promises: `createTestEngine()` builds `makeTestEngine` (on its
+ * own test clock, starting at 0) with a seeded `Random`, and hands back functions that run effects on it and move
+ * its clock. `dispose()` closes it (the dispatcher and worker stop, an in-memory database is gone).
  */
-import { Effect, Layer, ManagedRuntime, Option, Random, TestContext } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Random } from "effect"
 import * as Advance from "./Advance.js"
 import type { ReceivedRequest, ScriptedAnswer } from "./RecordingReceiver.js"
 import { RecordingReceiver } from "./RecordingReceiver.js"
@@ -27,11 +27,9 @@ export interface PromiseTestEngine {
 }
 
 export const createTestEngine = (options: PromiseTestEngineOptions = {}): PromiseTestEngine => {
-  const layer = makeTestEngine(options).pipe(
-    Layer.provide(Layer.setRandom(Random.make(options.seed ?? 1))),
-    Layer.provide(TestContext.TestContext)
-  )
-  const runtime = ManagedRuntime.make(Layer.merge(layer, TestContext.TestContext))
+  // One generator for the engine and the effects run on it, so a seed fixes every id and secret.
+  const random = Layer.effect(Random.Random, Random.withSeed(Random.Random, options.seed ?? 1))
+  const runtime = ManagedRuntime.make(makeTestEngine(options).pipe(Layer.provideMerge(random)))
   const run = <A, E>(effect: Effect.Effect<A, E, TestEngine>) => runtime.runPromise(effect)
   return {
     run,

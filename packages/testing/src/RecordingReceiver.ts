@@ -22,7 +22,7 @@ import {
   type TransportResponse,
   WebhookTransport
 } from "@support-engine/webhooks"
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 
 /**
  * One scripted answer: a status (answered at once), `{ status, after }` (answered after `after` of simulated time;
@@ -30,7 +30,7 @@ import { Clock, Duration, Effect, Layer } from "effect"
  */
 export type ScriptedAnswer =
   | number
-  | { readonly status: number; readonly after?: Duration.DurationInput; readonly retryAfter?: string }
+  | { readonly status: number; readonly after?: Duration.Input; readonly retryAfter?: string }
   | "timeout"
 
 /** One request the receiver got. */
@@ -60,8 +60,8 @@ const deliveryOf = (request: TransportRequest) =>
   request.headers["X-Service-Delivery"] ?? request.headers["x-service-delivery"] ?? ""
 
 export class RecordingReceiver
-  extends Effect.Service<RecordingReceiver>()("@support-engine/testing/RecordingReceiver", {
-    effect: Effect.gen(function*() {
+  extends Context.Service<RecordingReceiver>()("@support-engine/testing/RecordingReceiver", {
+    make: Effect.gen(function*() {
       const config = yield* WebhookConfig
       const received: Array<ReceivedRequest> = []
       const scripts = new Map<string, AnswerBy>()
@@ -96,15 +96,15 @@ export class RecordingReceiver
             at = yield* Clock.currentTimeMillis
             const answer = next(request)
             const after = typeof answer === "object" && answer.after !== undefined
-              ? Duration.decode(answer.after)
+              ? Duration.fromInputUnsafe(answer.after)
               : Duration.zero
-            if (answer === "timeout" || Duration.greaterThanOrEqualTo(after, config.timeout)) {
+            if (answer === "timeout" || Duration.isGreaterThanOrEqualTo(after, config.timeout)) {
               // The dispatcher's real transport cuts an attempt at the timeout; so does this one, on the test clock.
               yield* Effect.sleep(config.timeout)
               yield* record("timeout")
               return yield* new TransportError({ reason: "timeout", message: "The receiver did not answer in time." })
             }
-            if (Duration.greaterThan(after, Duration.zero)) yield* Effect.sleep(after)
+            if (Duration.isGreaterThan(after, Duration.zero)) yield* Effect.sleep(after)
             const status = typeof answer === "number" ? answer : answer.status
             yield* record(status)
             return {
@@ -149,6 +149,9 @@ export class RecordingReceiver
     })
   })
 {
+  /** The receiver; needs the webhook settings (the attempt timeout) in context. */
+  static readonly layer: Layer.Layer<RecordingReceiver, never, WebhookConfig> = Layer.effect(this, this.make)
+
   /** The receiver as the dispatcher's transport; needs the receiver in context. */
   static readonly transport: Layer.Layer<WebhookTransport, never, RecordingReceiver> = Layer.effect(
     WebhookTransport,

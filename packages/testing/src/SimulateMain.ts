@@ -67,6 +67,10 @@ if (result._tag === "Ok") {
     ? `pnpm simulate --seed ${options.seed} --steps ${failed.step}${flags}`
     : `pnpm simulate --replay ${replayPath}${databaseUrl === undefined ? "" : ` --database-url ${databaseUrl}`}`
   if (!flag("no-shrink") && failed.step > 1) {
+    // Shrinking reruns the failing run up to 150 times, minutes for a long one: say so, or it looks like a hang.
+    process.stderr.write(
+      `simulation failed at step ${failed.step} (${failed.invariant}); shrinking it (--no-shrink skips this)\n`
+    )
     const shrunk = await shrink(options, failed)
     if (shrunk.result.step < failed.step) {
       failed = shrunk.result

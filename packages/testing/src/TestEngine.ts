@@ -1,8 +1,9 @@
 /**
  * `makeTestEngine`: the whole engine for a host's tests. Core's services on SQLite (an in-memory database unless a
  * URL is given), the webhook subscriptions service, the dispatcher delivering to the in-process `RecordingReceiver`,
- * and the training worker running. Build it inside a test (`it.effect`/`it.scoped`, or `it.layer`), so its
- * background fibers sleep on that test's `TestClock`; `TestEngine.ts`'s Promise twin does that for plain vitest.
+ * and the training worker running, all on the kit's test clock (EngineClock.ts, which Advance.ts moves): its
+ * background fibers sleep on it, and so does whatever runs on the layer (`Effect.provide(makeTestEngine())` in an
+ * `it.effect`, or `it.layer`). `PromiseTestEngine.ts` is its Promise twin for plain vitest.
  *
  * Ids come from `IdGenerator.Deterministic` (streams seeded from Effect's `Random`), so a seeded `Random` gives the
  * same ids every run; a host that reopens the engine passes `ids` of its own to keep one set of streams.
@@ -22,6 +23,7 @@ import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
 import { Dispatcher } from "@support-engine/webhooks"
 import { Duration, Effect, Layer } from "effect"
 import type { Socket } from "node:net"
+import { engineClock } from "./Advance.js"
 import { RecordingReceiver } from "./RecordingReceiver.js"
 
 export interface TestEngineOptions {
@@ -35,7 +37,7 @@ export interface TestEngineOptions {
    * A receiver made elsewhere, to keep its record across engines (the simulator closes and reopens the engine on
    * the same database and wants one log of everything its receivers got).
    */
-  readonly receiver?: RecordingReceiver
+  readonly receiver?: RecordingReceiver["Service"]
   /**
    * Services put between storage and core, over the ones storage provides: a decorated port (the simulator plants
    * bugs this way), or an `AnswerModel` of the test's own.
@@ -81,20 +83,22 @@ export const makeTestEngine = (options: TestEngineOptions = {}) => {
     ReplyWorker.layer({ pollInterval: QUIET_POLL })
   ).pipe(
     Layer.provideMerge(EngineServices),
-    Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.Default, ids)),
+    Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.layer, ids)),
     Layer.provideMerge(options.overrides ?? Layer.empty),
     Layer.provideMerge(storage)
   )
   const config = WebhookConfig.layer({ allowPrivate: true, pollInterval: QUIET_POLL, ...options.webhooks })
-  return Layer.mergeAll(Webhooks.DefaultWithoutDependencies, Dispatcher.DefaultWithoutDependencies).pipe(
+  return Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
     Layer.provideMerge(RecordingReceiver.transport),
     Layer.provideMerge(
-      options.receiver === undefined ? RecordingReceiver.Default : Layer.succeed(RecordingReceiver, options.receiver)
+      options.receiver === undefined ? RecordingReceiver.layer : Layer.succeed(RecordingReceiver, options.receiver)
     ),
     Layer.provideMerge(Layer.merge(config, loopbackResolver)),
     Layer.provideMerge(core),
+    // Under everything: storage's timestamps, the workers' sleeps and the test's own moves read one clock.
+    Layer.provideMerge(engineClock),
     Layer.orDie
   )
 }
 
-export type TestEngine = Layer.Layer.Success<ReturnType<typeof makeTestEngine>>
+export type TestEngine = Layer.Success<ReturnType<typeof makeTestEngine>>

@@ -1,4 +1,5 @@
 export * from "./Advance.js"
+export * from "./EngineClock.js"
 export * from "./PromiseTestEngine.js"
 export * from "./RecordingReceiver.js"
 export * from "./simulation/index.js"

@@ -32,7 +32,7 @@ import { makeTestEngine, RecordingReceiver, settle } from "../src/index.js"
 const URL = "https://hooks.example.test/replies"
 
 describe("AI reply loop and webhooks (test kit)", () => {
-  it.scoped("an agent's reply and its handoff are delivered as conversation.agent.message.created and escalated", () =>
+  it.effect("an agent's reply and its handoff are delivered as conversation.agent.message.created and escalated", () =>
     Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
       const { token } = yield* (yield* Tokens).create(

@@ -33,12 +33,12 @@ const slowModel = Layer.effect(
   AnswerModel,
   Effect.map(AnswerModel, (local) => ({
     ...local,
-    answer: (request) => Effect.zipRight(Effect.sleep(Duration.seconds(2)), local.answer(request))
+    answer: (request) => Effect.andThen(Effect.sleep(Duration.seconds(2)), local.answer(request))
   }))
 )
 
 describe("reply queue", () => {
-  it.scoped("a deleted customer's pending question does not hold back later ones (D24, D53)", () =>
+  it.effect("a deleted customer's pending question does not hold back later ones (D24, D53)", () =>
     Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
       const { token } = yield* (yield* Tokens).create(

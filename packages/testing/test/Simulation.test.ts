@@ -8,9 +8,11 @@ import { simulate } from "../src/simulation/index.js"
 
 describe("simulation", () => {
   it("the same seed gives the same trace, byte for byte, crashes and all; another seed another (D54)", async () => {
-    const a = await simulate({ seed: 11, steps: 200 })
-    const b = await simulate({ seed: 11, steps: 200 })
-    const c = await simulate({ seed: 12, steps: 200 })
+    // A seed whose first 200 steps crash the engine. Effect 4's seeded Random draws other numbers than Effect 3's:
+    // seed 11, which did on Effect 3, has no crash in its first 200 steps on Effect 4; 12 has one.
+    const a = await simulate({ seed: 12, steps: 200 })
+    const b = await simulate({ seed: 12, steps: 200 })
+    const c = await simulate({ seed: 11, steps: 200 })
     assert.strictEqual(a._tag, "Ok", a._tag === "Failed" ? a.trace.slice(-2000) : "")
     assert.strictEqual(b._tag, "Ok")
     if (a._tag !== "Ok" || b._tag !== "Ok") return

@@ -41,7 +41,7 @@ const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>
   Effect.provideService(self, Principal, principal)
 
 describe("makeTestEngine (@effect/vitest)", () => {
-  it.scoped("a change is delivered in process, signed with the webhook's secret, at simulated time 0 (D37, D39)", () =>
+  it.effect("a change is delivered in process, signed with the webhook's secret, at simulated time 0 (D37, D39)", () =>
     Effect.gen(function*() {
       const principal = yield* workspace
       const webhook = yield* Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url: URL_A, events: ["*"] })))
@@ -57,7 +57,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
       assert.strictEqual(payload.data["id"], customer.id)
     }).pipe(Effect.provide(makeTestEngine())))
 
-  it.scoped("scripted 500s, a timeout and a slow answer: each attempt at exactly D38's time", () =>
+  it.effect("scripted 500s, a timeout and a slow answer: each attempt at exactly D38's time", () =>
     Effect.gen(function*() {
       const principal = yield* workspace
       const receiver = yield* RecordingReceiver
@@ -87,7 +87,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
       assert.strictEqual(page.data[0]!.attempts, 4)
     }).pipe(Effect.provide(makeTestEngine())))
 
-  it.scoped("410 disables the webhook; nothing more is sent to it (D38)", () =>
+  it.effect("410 disables the webhook; nothing more is sent to it (D38)", () =>
     Effect.gen(function*() {
       const principal = yield* workspace
       const receiver = yield* RecordingReceiver
@@ -109,7 +109,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
     process: () => Effect.as(Effect.sleep(Duration.minutes(2)), { _tag: "Completed", pages: [] } as const)
   })
 
-  it.scoped("the training worker runs on the test clock: processing until the processor's 2 minutes pass", () =>
+  it.effect("the training worker runs on the test clock: processing until the processor's 2 minutes pass", () =>
     Effect.gen(function*() {
       const principal = yield* workspace
       const training = yield* Training
@@ -121,7 +121,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
       assert.deepStrictEqual(next, Option.some(2 * MINUTE))
       const done = yield* training.get(item.id).pipe(as(principal), Effect.orDie)
       assert.strictEqual(done.status, "completed")
-      assert.strictEqual(done.updated_at.epochMillis, 2 * MINUTE)
+      assert.strictEqual(done.updated_at.epochMilliseconds, 2 * MINUTE)
     }).pipe(Effect.provide(makeTestEngine({ processor: twoMinutes }))))
 })
 

@@ -27,9 +27,9 @@ import {
 } from "@support-engine/core"
 import {
   Cause,
-  Chunk,
   Clock,
-  type ConfigError,
+  type Config,
+  Context,
   DateTime,
   Duration,
   Effect,
@@ -49,7 +49,7 @@ import { WebhookTransport } from "./Transport.js"
  * Resumes after the I/O callbacks already due have run (`setImmediate`): attempts whose answers have arrived finish
  * first and are recorded in the same write. It waits on no clock.
  */
-const afterPendingIO = Effect.async<void>((resume) => {
+const afterPendingIO = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
 })
@@ -73,8 +73,8 @@ export const FAN_OUT_BATCH = 200
 /** The shortest sleep when work is due but none could be claimed (another process holds it): no busy loop. */
 const IDLE_WHEN_CONTENDED = Duration.millis(50)
 
-export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/webhooks/Dispatcher", {
-  scoped: Effect.gen(function*() {
+export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/webhooks/Dispatcher", {
+  make: Effect.gen(function*() {
     const queue = yield* DeliveryQueue
     const transport = yield* WebhookTransport
     const config = yield* WebhookConfig
@@ -94,9 +94,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
      */
     const finished = yield* Queue.unbounded<FinishedAttempt>()
     // Registered before the recorder and the attempts, so it runs after they stop: what finished is still recorded.
-    yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Queue.takeAll(finished), (rest) => record(Chunk.toReadonlyArray(rest), false))
-    )
+    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.clear(finished), (rest) => record(rest, false)))
     const inFlight = yield* FiberSet.make<void, never>()
     const runAttempt = yield* FiberSet.runtime(inFlight)<never>()
     const slotFreed = yield* Queue.sliding<void>(1)
@@ -164,10 +162,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
           yield* logAttempt(completion, held[i] ?? false, deactivatedSet)
         }
         if (claimed.length < reserved) {
-          yield* slotFreed.offer(undefined)
+          yield* Queue.offer(slotFreed, undefined)
         }
       }).pipe(
-        Effect.withSpan("Dispatcher.record", { attributes: { attempts: completions.length }, captureStackTrace: false })
+        Effect.withSpan("Dispatcher.record", { attributes: { attempts: completions.length } }, {
+          captureStackTrace: false
+        })
       )
 
     /**
@@ -178,7 +178,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       Effect.gen(function*() {
         const first = yield* restore(Queue.take(finished))
         yield* afterPendingIO
-        yield* record([first, ...(yield* Queue.takeAll(finished))], true)
+        yield* record([first, ...(yield* Queue.clear(finished))], true)
       })
     )
 
@@ -186,7 +186,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       Effect.suspend(() => {
         running--
         track(claimed.workspaceId, -1)
-        return slotFreed.offer(undefined)
+        return Queue.offer(slotFreed, undefined)
       })
 
     const attempt = (claimed: ClaimedDelivery) =>
@@ -216,13 +216,13 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
           responseExcerpt: result._tag === "Answered" ? result.excerpt : null
         }
         const outcome = decide(result, claimed.roundAttempts + 1, config, finishedAt)
-        yield* finished.offer({ claimed, attempt: record, outcome, end: endOf(result) })
+        yield* Queue.offer(finished, { claimed, attempt: record, outcome, end: endOf(result) })
       }).pipe(
         // A defect (a bug, not an answer): logged, and the slot freed so the dispatcher keeps its concurrency; the
         // attempt is not recorded, so D38's counts stay the receiver's, and the delivery is due again when its lease
         // ends.
-        Effect.catchAllDefect((defect) =>
-          Effect.zipRight(
+        Effect.catchDefect((defect) =>
+          Effect.andThen(
             Effect.logError("webhook attempt failed unexpectedly; retried when its lease ends", Cause.die(defect)),
             freeSlot(claimed)
           )
@@ -298,14 +298,14 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
       }
       const woke = yield* Effect.raceAll([
         Effect.as(changed, "changed" as const),
-        Effect.as(slotFreed.take, "slot" as const),
+        Effect.as(Queue.take(slotFreed), "slot" as const),
         Effect.as(Effect.sleep(wait), "time" as const)
       ])
       const touched = yield* queue.changedWorkspaces
       nothingNew = woke === "changed" && touched !== "any" && touched.size > 0 && [...touched].every(atLimit)
     }).pipe(
       Effect.catchTag("PersistenceError", (error) =>
-        Effect.zipRight(
+        Effect.andThen(
           Effect.logWarning("webhook dispatcher could not read its queue", error),
           Effect.sleep(config.pollInterval)
         ))
@@ -316,15 +316,26 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@support-engine/we
     yield* recorder.pipe(Effect.forever, withIdStream("dispatcher-recorder"), Effect.forkScoped)
     yield* step.pipe(Effect.repeat(Schedule.forever), withIdStream("dispatcher"), Effect.forkScoped)
     return { claimant } as const
-  }).pipe(withIdStream("dispatcher")),
-  dependencies: [
-    WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
-  ]
-}) {}
+  }).pipe(withIdStream("dispatcher"))
+}) {
+  /** The dispatcher over a transport and settings already in context (tests swap the transport). */
+  static readonly layerWithoutDependencies: Layer.Layer<
+    Dispatcher,
+    never,
+    DeliveryQueue | IdGenerator | WebhookConfig | WebhookTransport
+  > = Layer.effect(this, this.make)
+
+  /** The dispatcher on the undici transport, the system's resolver and `SUPPORT_WEBHOOK_*` (D41). */
+  static readonly layer: Layer.Layer<Dispatcher, Config.ConfigError, DeliveryQueue | IdGenerator> = this
+    .layerWithoutDependencies.pipe(
+      Layer.provide(
+        WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
+      )
+    )
+}
 
 /** The dispatcher with configuration from the environment (D41), for hosts: include it to deliver webhooks. */
-export const DispatcherLive: Layer.Layer<Dispatcher, ConfigError.ConfigError, DeliveryQueue | IdGenerator> =
-  Dispatcher.Default
+export const DispatcherLive: Layer.Layer<Dispatcher, Config.ConfigError, DeliveryQueue | IdGenerator> = Dispatcher.layer
 
 /** The dispatcher as a background layer (`createSupportEngine({ background: [...] })`); bad configuration dies. */
 export const DispatcherBackground: Layer.Layer<never, never, DeliveryQueue | IdGenerator> = Layer.empty.pipe(

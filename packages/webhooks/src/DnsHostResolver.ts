@@ -12,7 +12,7 @@ import {
   type WebhookRepo,
   Webhooks
 } from "@support-engine/core"
-import { type ConfigError, Effect, Layer } from "effect"
+import { type Config, Effect, Layer } from "effect"
 import { lookup } from "node:dns/promises"
 
 export const DnsHostResolver: Layer.Layer<HostResolver> = Layer.succeed(HostResolver, {
@@ -26,6 +26,6 @@ export const DnsHostResolver: Layer.Layer<HostResolver> = Layer.succeed(HostReso
 /** Core's webhook subscriptions service with `SUPPORT_WEBHOOK_*` from the environment (D41) and this resolver. */
 export const WebhooksLive: Layer.Layer<
   Webhooks,
-  ConfigError.ConfigError,
+  Config.ConfigError,
   WebhookRepo | WebhookOps | RowLocks | Transactor | IdGenerator
-> = Webhooks.Default.pipe(Layer.provide(DnsHostResolver))
+> = Webhooks.layer.pipe(Layer.provide(DnsHostResolver))

@@ -4,28 +4,28 @@
  * and one of the Standard Webhooks signatures), and `webhook-timestamp` must be within the tolerance of now, which
  * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (at-least-once, D38).
  */
-import { Actor, EventData, EventType, Model } from "@support-engine/core"
-import { Clock, Effect, Either, Schema } from "effect"
+import { Actor, EventData, EventType } from "@support-engine/core"
+import { Clock, Effect, Result, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { hexSignature, standardSignature } from "./Signer.js"
 
 /** The body of a delivery (D37, D44). `occurred_at` stays the D6 string it was sent as. */
-export class WebhookPayload extends Model.Class<WebhookPayload>("WebhookPayload")({
+export class WebhookPayload extends Schema.Class<WebhookPayload>("WebhookPayload")({
   event: EventType,
-  id: Schema.UUID,
-  organization_id: Schema.UUID,
+  id: Schema.String.check(Schema.isUUID()),
+  organization_id: Schema.String.check(Schema.isUUID()),
   data: EventData,
   occurred_at: Schema.String,
   actor: Actor
 }) {}
 
-export const VerificationFailure = Schema.Literal(
+export const VerificationFailure = Schema.Literals([
   "missing_header",
   "invalid_timestamp",
   "timestamp_out_of_tolerance",
   "invalid_signature",
   "invalid_body"
-)
+])
 
 /** Why a delivery was not accepted. */
 export class WebhookVerificationError extends Schema.TaggedError<WebhookVerificationError>()(
@@ -64,9 +64,9 @@ const equal = (a: string, b: string): boolean => {
 }
 
 const fail = (reason: typeof VerificationFailure.Type, message: string) =>
-  Either.left(new WebhookVerificationError({ reason, message }))
+  Result.fail(new WebhookVerificationError({ reason, message }))
 
-const decodePayload = Schema.decodeUnknownEither(Schema.parseJson(WebhookPayload))
+const decodePayload = Schema.decodeUnknownResult(Schema.fromJsonString(WebhookPayload))
 
 /** The check itself, at `nowSeconds`. */
 const check = (
@@ -75,7 +75,7 @@ const check = (
   secrets: ReadonlyArray<string>,
   nowSeconds: number,
   toleranceSeconds: number
-): Either.Either<WebhookPayload, WebhookVerificationError> => {
+): Result.Result<WebhookPayload, WebhookVerificationError> => {
   const id = header(headers, "webhook-id")
   const timestamp = header(headers, "webhook-timestamp")
   const signature = header(headers, "webhook-signature")
@@ -105,9 +105,9 @@ const check = (
   }
   if (!standardOk || !hexOk) return fail("invalid_signature", "The signature does not match.")
   const payload = decodePayload(body.toString())
-  if (Either.isLeft(payload)) return fail("invalid_body", "The body is not a delivery.")
-  if (payload.right.id !== id) return fail("invalid_body", "The body's id is not the webhook-id.")
-  return Either.right(payload.right)
+  if (Result.isFailure(payload)) return fail("invalid_body", "The body is not a delivery.")
+  if (payload.success.id !== id) return fail("invalid_body", "The body's id is not the webhook-id.")
+  return Result.succeed(payload.success)
 }
 
 const secretList = (secret: string | ReadonlyArray<string>): ReadonlyArray<string> =>
@@ -126,13 +126,13 @@ export const verify = (
   Effect.flatMap(
     options.now === undefined ? Clock.currentTimeMillis : Effect.succeed(Number(options.now)),
     (millis) =>
-      check(
+      Effect.fromResult(check(
         rawBody,
         headers,
         secretList(secret),
         Math.floor(millis / 1000),
         options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-      )
+      ))
   )
 
 /** `verify` for code without Effect: returns the payload or throws a `WebhookVerificationError`. */
@@ -142,4 +142,4 @@ export const verifySync = (
   secret: string | ReadonlyArray<string>,
   options: VerifyOptions = {}
 ): WebhookPayload =>
-  Either.getOrThrowWith(Effect.runSync(Effect.either(verify(rawBody, headers, secret, options))), (error) => error)
+  Result.getOrThrowWith(Effect.runSync(Effect.result(verify(rawBody, headers, secret, options))), (error) => error)

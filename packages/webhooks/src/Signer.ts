@@ -56,7 +56,7 @@ export const signingSecrets = (
 ): { readonly current: string; readonly previous: string | null } => ({
   current: Redacted.value(secrets.current),
   previous: secrets.previous !== null && secrets.previousExpiresAt !== null &&
-      DateTime.lessThan(now, secrets.previousExpiresAt)
+      DateTime.isLessThan(now, secrets.previousExpiresAt)
     ? Redacted.value(secrets.previous)
     : null
 })

@@ -5,7 +5,7 @@
  * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
  */
 import { hostOf, HostResolver, isRefusedAddress, WebhookConfig } from "@support-engine/core"
-import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref, Runtime } from "effect"
+import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { isIP } from "node:net"
 import type { Agent } from "undici"
@@ -29,16 +29,16 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly message: string
 }> {}
 
-export class WebhookTransport extends Context.Tag("@support-engine/webhooks/WebhookTransport")<WebhookTransport, {
+export class WebhookTransport extends Context.Service<WebhookTransport, {
   readonly send: (request: TransportRequest) => Effect.Effect<TransportResponse, TransportError>
-}>() {
+}>()("@support-engine/webhooks/WebhookTransport") {
   /** The real transport. Closing its scope closes its connections. */
-  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.scoped(
+  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
     WebhookTransport,
     Effect.gen(function*() {
       const config = yield* WebhookConfig
       const resolver = yield* HostResolver
-      const runtime = yield* Effect.runtime<never>()
+      const services = yield* Effect.context<never>()
       const timeout = Duration.toMillis(config.timeout)
       // undici is loaded, and the agent made, with the first attempt: loading it was about a tenth of the
       // executable's start-up (docs/performance.md), and a server may have nothing to deliver for a long while.
@@ -55,9 +55,12 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
           // dynamically imported CommonJS module no named exports.
           Effect.map((undici) =>
             new undici.default.Agent({
+              // undici 8 offers HTTP/2 over TLS by default: receivers keep getting HTTP/1.1 (one attempt per
+              // connection at a time, as the per-webhook limit of attempts in flight assumes).
+              allowH2: false,
               headersTimeout: timeout,
               bodyTimeout: timeout,
-              connect: { timeout, lookup: guardedLookup(resolver, runtime, config.allowPrivate) }
+              connect: { timeout, lookup: guardedLookup(resolver, services, config.allowPrivate) }
             })
           ),
           Effect.tap((agent) => Ref.set(made, Option.some(agent))),
@@ -82,7 +85,7 @@ export class WebhookTransport extends Context.Tag("@support-engine/webhooks/Webh
        * cost more than the rest of the attempt's bookkeeping (docs/performance.md, Webhooks).
        */
       const post = (agent: Agent, url: URL, request: TransportRequest) =>
-        Effect.async<TransportResponse, TransportError>((resume) => {
+        Effect.callback<TransportResponse, TransportError>((resume) => {
           const controller = new AbortController()
           let timedOut = false
           const timer = setTimeout(() => {
@@ -179,9 +182,9 @@ type LookupCallback = (
  * answer.
  */
 const guardedLookup =
-  (resolver: HostResolver["Type"], runtime: Runtime.Runtime<never>, allowPrivate: boolean) =>
+  (resolver: HostResolver["Service"], services: Context.Context<never>, allowPrivate: boolean) =>
   (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    Runtime.runCallback(runtime)(resolver.resolve(hostname), {
+    Effect.runCallbackWith(services)(resolver.resolve(hostname), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           const error: NodeJS.ErrnoException = new Error(`Could not resolve ${hostname}.`)

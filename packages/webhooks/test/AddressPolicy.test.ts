@@ -52,29 +52,29 @@ const withLocalhost = Layer.effect(
 )
 
 const check = (url: string, allowPrivate: boolean) =>
-  Effect.either(checkWebhookUrl(url, allowPrivate)).pipe(Effect.provide(withLocalhost))
+  Effect.result(checkWebhookUrl(url, allowPrivate)).pipe(Effect.provide(withLocalhost))
 
 describe("URL policy (D36, D47)", () => {
   it.effect("http, loopback, private, link-local, unique-local and unspecified targets are refused by default", () =>
     Effect.gen(function*() {
       for (const url of refusedByDefault) {
         const result = yield* check(url, false)
-        assert.isTrue(result._tag === "Left", `${url} is refused`)
-        if (result._tag === "Left") assert.deepStrictEqual(Object.keys(result.left.errors), ["url"])
+        assert.isTrue(result._tag === "Failure", `${url} is refused`)
+        if (result._tag === "Failure") assert.deepStrictEqual(Object.keys(result.failure.errors), ["url"])
       }
     }))
 
   it.effect("all of them are allowed with SUPPORT_WEBHOOK_ALLOW_PRIVATE", () =>
     Effect.gen(function*() {
       for (const url of refusedByDefault) {
-        assert.strictEqual((yield* check(url, true))._tag, "Right", `${url} is allowed`)
+        assert.strictEqual((yield* check(url, true))._tag, "Success", `${url} is allowed`)
       }
     }))
 
   it.effect("public addresses and names pass; ftp and names that do not resolve never do", () =>
     Effect.gen(function*() {
       for (const url of ["https://hooks.example.com/in", "https://93.184.216.34/x", "https://v6.example.com/"]) {
-        assert.strictEqual((yield* check(url, false))._tag, "Right", url)
+        assert.strictEqual((yield* check(url, false))._tag, "Success", url)
       }
       for (
         const url of [
@@ -84,7 +84,7 @@ describe("URL policy (D36, D47)", () => {
           "https://[2606:4700:4700::1111]/"
         ]
       ) {
-        assert.strictEqual((yield* check(url, false))._tag, "Right", `${url}: just outside a refused range`)
+        assert.strictEqual((yield* check(url, false))._tag, "Success", `${url}: just outside a refused range`)
       }
       const messages = {
         http: yield* check("http://hooks.example.com/", false),
@@ -93,7 +93,7 @@ describe("URL policy (D36, D47)", () => {
       }
       assert.deepStrictEqual(
         Object.fromEntries(
-          Object.entries(messages).map(([k, r]) => [k, r._tag === "Left" ? r.left.errors["url"] : null])
+          Object.entries(messages).map(([k, r]) => [k, r._tag === "Failure" ? r.failure.errors["url"] : null])
         ),
         {
           http: ["must be an https URL"],

@@ -26,7 +26,7 @@ const LEASE_MILLIS = 3000
 /** Starts the dispatcher process on `file`; resolves once it prints `ready`; killed with the scope. */
 const startDispatcher = (file: string) =>
   Effect.acquireRelease(
-    Effect.async<ChildProcess, Error>((resume) => {
+    Effect.callback<ChildProcess, Error>((resume) => {
       const child = spawn(process.execPath, ["--import", "tsx", fixture, file], {
         cwd: join(here, ".."),
         stdio: ["ignore", "pipe", "pipe"]
@@ -44,7 +44,10 @@ const startDispatcher = (file: string) =>
           resume(Effect.fail(new Error(`dispatcher exited (${code ?? signal}): ${output}`)))
         }
       })
-    }).pipe(Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new Error("dispatcher not ready") })),
+    }).pipe(Effect.timeoutOrElse({
+      duration: Duration.seconds(30),
+      orElse: () => Effect.fail(new Error("dispatcher not ready"))
+    })),
     (child) => Effect.sync(() => child.kill("SIGKILL"))
   )
 
@@ -54,14 +57,17 @@ const crash = (child: Deferred.Deferred<ChildProcess>): void => {
 }
 
 const killed = (child: ChildProcess) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
     child.once("exit", () => resume(Effect.void))
   })
 
 const next = (hits: Queue.Queue<Hit>) =>
   Queue.take(hits).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => new Error("the receiver got nothing") })
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(20),
+      orElse: () => Effect.fail(new Error("the receiver got nothing"))
+    })
   )
 
 const deliveriesOf = (principal: PrincipalShape, id: WebhookId) =>
@@ -77,7 +83,7 @@ const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
       if (yield* condition) return
       yield* Effect.sleep(Duration.millis(50))
     }
-    return yield* Effect.dieMessage("condition not reached in time")
+    return yield* Effect.die(new Error("condition not reached in time"))
   })
 
 /** The parent's engine on the same file: it records events and reads the log; it runs no dispatcher. */
@@ -88,7 +94,7 @@ const parentLayer = (databaseUrl: string) =>
   )
 
 describe("Crash safety (D38)", () => {
-  it.scopedLive(
+  it.live(
     "SIGKILL before the receiver answered: delivered after the lease expires, once",
     () =>
       Effect.gen(function*() {
@@ -138,7 +144,7 @@ describe("Crash safety (D38)", () => {
     { timeout: 90_000 }
   )
 
-  it.scopedLive(
+  it.live(
     "SIGKILL right after the receiver answered: delivered; a duplicate is possible, never a loss",
     () =>
       Effect.gen(function*() {

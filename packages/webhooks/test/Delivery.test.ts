@@ -29,7 +29,7 @@ import { type Hit, type Reply, startReceiver } from "./TestReceiver.js"
 
 const next = (hits: Queue.Queue<Hit>, within = Duration.seconds(10)) =>
   Queue.take(hits).pipe(
-    Effect.timeoutFail({ duration: within, onTimeout: () => new Error("the receiver got nothing") })
+    Effect.timeoutOrElse({ duration: within, orElse: () => Effect.fail(new Error("the receiver got nothing")) })
   )
 
 const deliveriesOf = (principal: PrincipalShape, id: WebhookId) =>
@@ -46,7 +46,7 @@ const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
       if (yield* condition) return
       yield* Effect.sleep(Duration.millis(25))
     }
-    return yield* Effect.dieMessage("condition not reached in time")
+    return yield* Effect.die(new Error("condition not reached in time"))
   })
 
 /** A receiver, and the engine with a dispatcher on the real transport pointed at it. */
@@ -61,7 +61,7 @@ const headerRecord = (hit: Hit) =>
   )
 
 describe("Deliveries to a real receiver", () => {
-  it.scopedLive("conversation.created: exact body and headers, verified independently and by standardwebhooks", () =>
+  it.live("conversation.created: exact body and headers, verified independently and by standardwebhooks", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 200, body: "thanks" }))
       yield* Effect.gen(function*() {
@@ -85,7 +85,7 @@ describe("Deliveries to a real receiver", () => {
         const raw = hit.body.toString("utf8")
         const [delivery] = yield* waitFor(
           Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.status === "delivered")
-        ).pipe(Effect.zipRight(deliveriesOf(principal, webhook.id)))
+        ).pipe(Effect.andThen(deliveriesOf(principal, webhook.id)))
         const [event] = (yield* Effect.flatMap(Events, (e) => e.list(new ListEvents({ event: "conversation.created" })))
           .pipe(as(principal))).data
 
@@ -156,7 +156,7 @@ describe("Deliveries to a real receiver", () => {
       }).pipe(Effect.provide(stack({})))
     }))
 
-  it.scopedLive("rotation over the wire: during the grace period either secret verifies; after it only the new", () =>
+  it.live("rotation over the wire: during the grace period either secret verifies; after it only the new", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 204 }))
       yield* Effect.gen(function*() {
@@ -191,7 +191,7 @@ describe("Deliveries to a real receiver", () => {
       }).pipe(Effect.provide(stack({})))
     }))
 
-  it.scopedLive("a slow receiver hits the timeout; the attempt is logged and retried", () =>
+  it.live("a slow receiver hits the timeout; the attempt is logged and retried", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver((n): Reply => n === 1 ? { status: 200, delayMs: 3000 } : { status: 200 })
       yield* Effect.gen(function*() {
@@ -212,13 +212,13 @@ describe("Deliveries to a real receiver", () => {
         assert.isAtLeast(timedOut!.duration_ms, 300)
         assert.isBelow(timedOut!.duration_ms, 2000)
         assert.strictEqual(delivered!.response_status, 200)
-        const timedOutEnd = timedOut!.attempted_at.epochMillis + timedOut!.duration_ms
-        assert.isAtLeast(delivered!.attempted_at.epochMillis - timedOutEnd, 200, "retried after the backoff")
+        const timedOutEnd = timedOut!.attempted_at.epochMilliseconds + timedOut!.duration_ms
+        assert.isAtLeast(delivered!.attempted_at.epochMilliseconds - timedOutEnd, 200, "retried after the backoff")
         assert.strictEqual(second.headers["x-service-delivery"], first.headers["x-service-delivery"])
       }).pipe(Effect.provide(stack({ timeout: Duration.millis(300), retryBase: Duration.millis(200) })))
     }))
 
-  it.scopedLive("with a 200 ms base the first retries come about 200, 400 and 800 ms apart (D38)", () =>
+  it.live("with a 200 ms base the first retries come about 200, 400 and 800 ms apart (D38)", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }))
       yield* Effect.gen(function*() {
@@ -236,7 +236,7 @@ describe("Deliveries to a real receiver", () => {
       }).pipe(Effect.provide(stack({ retryBase: Duration.millis(200), pollInterval: Duration.seconds(5) })))
     }))
 
-  it.scopedLive("redirects are not followed: a 3xx is a failed attempt (D38)", () =>
+  it.live("redirects are not followed: a 3xx is a failed attempt (D38)", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver((_, hit) =>
         hit.path === "/in" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 }
@@ -259,7 +259,7 @@ describe("Deliveries to a real receiver", () => {
       }).pipe(Effect.provide(stack({})))
     }))
 
-  it.scopedLive("the answer's excerpt is bounded; consecutive deliveries reuse the connection (keep-alive)", () =>
+  it.live("the answer's excerpt is bounded; consecutive deliveries reuse the connection (keep-alive)", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 200, body: "x".repeat(10_000) }))
       yield* Effect.gen(function*() {
@@ -287,32 +287,32 @@ describe("The connect-time address check (D47)", () => {
   const sendWith = (allowPrivate: boolean, url: string, answers: Record<string, ReadonlyArray<string>> = {}) =>
     Effect.flatMap(
       WebhookTransport,
-      (t) => Effect.either(t.send({ url, headers: { "content-type": "application/json" }, body: "{}" }))
+      (t) => Effect.result(t.send({ url, headers: { "content-type": "application/json" }, body: "{}" }))
     ).pipe(Effect.provide(Layer.fresh(realTransport({ allowPrivate }, scriptedResolver(answers)))))
 
-  it.scopedLive("a name that now resolves to a refused address is not connected to; literals neither", () =>
+  it.live("a name that now resolves to a refused address is not connected to; literals neither", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 200 }))
       // "rebind.test" passed the check when the webhook was saved; now it answers 127.0.0.1.
       const rebound = yield* sendWith(false, `http://rebind.test:${receiver.port}/in`, { "rebind.test": ["127.0.0.1"] })
-      assert.isTrue(rebound._tag === "Left" && rebound.left.reason === "refused_address", JSON.stringify(rebound))
+      assert.isTrue(rebound._tag === "Failure" && rebound.failure.reason === "refused_address", JSON.stringify(rebound))
       const literal = yield* sendWith(false, receiver.url())
-      assert.isTrue(literal._tag === "Left" && literal.left.reason === "refused_address", JSON.stringify(literal))
+      assert.isTrue(literal._tag === "Failure" && literal.failure.reason === "refused_address", JSON.stringify(literal))
       const mapped = yield* sendWith(false, `http://[::ffff:127.0.0.1]:${receiver.port}/in`)
-      assert.isTrue(mapped._tag === "Left" && mapped.left.reason === "refused_address", JSON.stringify(mapped))
+      assert.isTrue(mapped._tag === "Failure" && mapped.failure.reason === "refused_address", JSON.stringify(mapped))
       assert.strictEqual(receiver.all.length, 0, "the receiver saw nothing")
 
       const allowed = yield* sendWith(true, `http://rebind.test:${receiver.port}/in`, { "rebind.test": ["127.0.0.1"] })
-      assert.isTrue(allowed._tag === "Right" && allowed.right.status === 200, JSON.stringify(allowed))
+      assert.isTrue(allowed._tag === "Success" && allowed.success.status === 200, JSON.stringify(allowed))
       assert.strictEqual(receiver.all.length, 1)
     }))
 
-  it.scopedLive("connection errors are reported, not thrown", () =>
+  it.live("connection errors are reported, not thrown", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 200 }))
       const port = receiver.port
       yield* Effect.void
       const unknown = yield* sendWith(false, `https://nowhere.test:${port}/in`)
-      assert.isTrue(unknown._tag === "Left" && unknown.left.reason === "connection", JSON.stringify(unknown))
+      assert.isTrue(unknown._tag === "Failure" && unknown.failure.reason === "connection", JSON.stringify(unknown))
     }))
 })

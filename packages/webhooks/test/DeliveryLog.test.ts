@@ -4,7 +4,8 @@
  * delivered, warning otherwise; never the secret, a signature or the body. A scripted transport under TestClock.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Chunk, DateTime, Duration, Effect, Layer, Logger, Queue, Redacted, TestClock } from "effect"
+import { Cause, DateTime, Duration, Effect, Layer, Logger, Queue, Redacted, References } from "effect"
+import { TestClock } from "effect/testing"
 import { TransportError } from "../src/Transport.js"
 import {
   answer,
@@ -27,17 +28,17 @@ interface Line {
 
 const captured = () => {
   const lines: Array<Line> = []
-  const layer = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ annotations, cause, logLevel, message }) => {
+  // Replaces the default logger (the annotations are the fiber's, not an argument of the logger on Effect 4).
+  const layer = Logger.layer([
+    Logger.make(({ cause, fiber, logLevel, message }) => {
       lines.push({
-        level: logLevel.label,
+        level: logLevel.toUpperCase(),
         message: Array.isArray(message) && message.length === 1 ? message[0] : message,
-        annotations: Object.fromEntries(annotations),
-        cause: Cause.isEmpty(cause) ? "" : Cause.pretty(cause)
+        annotations: { ...fiber.getRef(References.CurrentLogAnnotations) },
+        cause: cause.reasons.length === 0 ? "" : Cause.pretty(cause)
       })
     })
-  )
+  ])
   return { lines, layer } as const
 }
 
@@ -109,7 +110,7 @@ describe("Delivery log (issue 16 item 7)", () => {
         // The deactivation's webhook.deactivated event goes to `ok`, which subscribes to everything (D52).
         yield* eventually(Effect.sync(() => lineOf(ok.id).length === 2), "the webhook.deactivated delivery's line")
         assert.deepInclude(lineOf(ok.id)[1]!.annotations, { event: "webhook.deactivated", result: "delivered" })
-        const sent = Chunk.toReadonlyArray(yield* Queue.takeAll(transport.received))
+        const sent = yield* Queue.clear(transport.received)
         assert.strictEqual(sent.length, 4)
         // Nothing in the log that could forge or read a delivery.
         const written = JSON.stringify(logs.lines)

@@ -3,7 +3,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryQueue, RotateWebhookSecret, Webhooks } from "@support-engine/core"
-import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope, TestClock } from "effect"
+import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { verify } from "../src/Receiver.js"
 import { TransportError } from "../src/Transport.js"
 import {
@@ -103,7 +104,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         ])
         assert.strictEqual(d!.response_status, 204)
         assert.isNull(d!.last_error)
-        assert.deepStrictEqual(d!.delivered_at, DateTime.unsafeMake(3 * MINUTE))
+        assert.deepStrictEqual(d!.delivered_at, DateTime.makeUnsafe(3 * MINUTE))
       }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
     }))
 
@@ -123,7 +124,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         const gone = yield* webhookOf(principal, webhook.id)
         assert.isFalse(gone.is_active)
         assert.strictEqual(gone.deactivation_reason, "gone")
-        assert.deepStrictEqual(gone.deactivated_at, DateTime.unsafeMake(0))
+        assert.deepStrictEqual(gone.deactivated_at, DateTime.makeUnsafe(0))
         const statuses = (yield* deliveriesOf(principal, webhook.id)).map((d) => [d.event, d.status, d.response_status])
         assert.deepStrictEqual(statuses.sort(), [["agent.deleted", "cancelled", null], [
           "agent.deleted",
@@ -277,26 +278,26 @@ describe("Dispatcher rules under TestClock (D38)", () => {
           (w) => w.rotateSecret(created.id, new RotateWebhookSecret({ grace_period_seconds: 3600 }))
         ).pipe(as(principal))
         assert.notStrictEqual(rotated.secret, oldSecret)
-        assert.deepStrictEqual(rotated.previous_secret_expires_at, DateTime.unsafeMake(3_600_000))
+        assert.deepStrictEqual(rotated.previous_secret_expires_at, DateTime.makeUnsafe(3_600_000))
 
         const verifyWith = (got: Received, secret: string) =>
-          Effect.either(verify(got.request.body, got.request.headers, secret))
+          Effect.result(verify(got.request.body, got.request.headers, secret))
 
         yield* record("agent.deleted", { id: "during" }).pipe(as(principal))
         const during = yield* next(transport.received)
         assert.strictEqual(during.request.headers["webhook-signature"]!.split(" ").length, 2)
         assert.isDefined(during.request.headers["X-Service-Signature-Previous"])
-        assert.isTrue((yield* verifyWith(during, Redacted.value(rotated.secret)))._tag === "Right")
-        assert.isTrue((yield* verifyWith(during, Redacted.value(oldSecret)))._tag === "Right")
+        assert.isTrue((yield* verifyWith(during, Redacted.value(rotated.secret)))._tag === "Success")
+        assert.isTrue((yield* verifyWith(during, Redacted.value(oldSecret)))._tag === "Success")
 
         yield* TestClock.setTime(3_600_000)
         yield* record("agent.deleted", { id: "after" }).pipe(as(principal))
         const after = yield* next(transport.received)
         assert.strictEqual(after.request.headers["webhook-signature"]!.split(" ").length, 1)
         assert.isUndefined(after.request.headers["X-Service-Signature-Previous"])
-        assert.isTrue((yield* verifyWith(after, Redacted.value(rotated.secret)))._tag === "Right")
+        assert.isTrue((yield* verifyWith(after, Redacted.value(rotated.secret)))._tag === "Success")
         const refused = yield* verifyWith(after, Redacted.value(oldSecret))
-        assert.isTrue(refused._tag === "Left" && refused.left.reason === "invalid_signature")
+        assert.isTrue(refused._tag === "Failure" && refused.failure.reason === "invalid_signature")
       }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
     }))
 
@@ -317,7 +318,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         const [released] = yield* deliveriesOf(principal, webhook.id)
         assert.strictEqual(released!.status, "pending")
         assert.strictEqual(released!.attempts, 0, "the interrupted attempt is not counted")
-        assert.deepStrictEqual(released!.next_attempt_at, DateTime.unsafeMake(0), "due again at once")
+        assert.deepStrictEqual(released!.next_attempt_at, DateTime.makeUnsafe(0), "due again at once")
 
         yield* Layer.buildWithScope(dispatcherLayer, yield* Scope.make())
         const again = yield* next(transport.received)

@@ -29,7 +29,7 @@ import { startReceiver } from "./TestReceiver.js"
 const createAs = (url: string) => Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url, events: ["*"] })))
 
 describe("Fair delivery (issue 16)", () => {
-  it.scoped("A's 20 silent webhooks hold at most A's share of the slots; B's deliveries arrive at once", () =>
+  it.effect("A's 20 silent webhooks hold at most A's share of the slots; B's deliveries arrive at once", () =>
     Effect.gen(function*() {
       const silent = yield* startReceiver(() => "hang")
       const fast = yield* startReceiver(() => ({ status: 200, body: "ok" }))
@@ -68,7 +68,7 @@ describe("Fair delivery (issue 16)", () => {
       }).pipe(Effect.provide(withDispatcher(realTransport(settings), settings)))
     }))
 
-  it.scoped("a workspace at its limit: its further writes make the dispatcher look for no work", () =>
+  it.effect("a workspace at its limit: its further writes make the dispatcher look for no work", () =>
     Effect.gen(function*() {
       const silent = yield* startReceiver(() => "hang")
       const fast = yield* startReceiver(() => ({ status: 200, body: "ok" }))

@@ -30,7 +30,8 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { StorageLive, type StoragePorts } from "@support-engine/storage"
-import { DateTime, Duration, Effect, Layer, Queue, Ref, TestServices } from "effect"
+import { DateTime, Duration, Effect, Layer, Queue, Ref } from "effect"
+import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -84,7 +85,7 @@ export const scriptedTransport = (script: Answer) =>
         Effect.gen(function*() {
           const n = yield* Ref.updateAndGet(calls, (c) => c + 1)
           const body = JSON.parse(request.body) as Record<string, unknown>
-          yield* received.offer({ request, at: yield* DateTime.now, body })
+          yield* Queue.offer(received, { request, at: yield* DateTime.now, body })
           return yield* script(n, request)
         })
     })
@@ -101,7 +102,7 @@ export const servicesLayer = (
   resolver: Layer.Layer<HostResolver> = scriptedResolver(),
   databaseUrl = freshDatabaseUrl()
 ) =>
-  Webhooks.DefaultWithoutDependencies.pipe(
+  Webhooks.layerWithoutDependencies.pipe(
     Layer.provideMerge(Layer.mergeAll(WebhookConfig.layer(settings), resolver, transport)),
     Layer.provideMerge(EngineLive.pipe(Layer.provideMerge(StorageLive(databaseUrl)))),
     Layer.orDie
@@ -114,7 +115,7 @@ export const realTransport = (
 ) => WebhookTransport.Undici.pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
 
 /** The dispatcher alone, over services already in context. */
-export const dispatcherLayer = Dispatcher.DefaultWithoutDependencies
+export const dispatcherLayer = Dispatcher.layerWithoutDependencies
 
 /** Services plus a running dispatcher. */
 export const withDispatcher = (
@@ -163,20 +164,20 @@ export const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what =
   Effect.gen(function*() {
     for (let i = 0; i < 1000; i++) {
       if (yield* condition) return
-      yield* TestServices.provideLive(Effect.sleep(Duration.millis(5)))
+      yield* TestClock.withLive(Effect.sleep(Duration.millis(5)))
     }
-    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
 
 /** Lets every other fiber run to its next wait (real time passes, the test clock does not). */
-export const settle = TestServices.provideLive(Effect.sleep(Duration.millis(30)))
+export const settle = TestClock.withLive(Effect.sleep(Duration.millis(30)))
 
 /** The next request the transport receives (a real-time deadline, so a missing attempt fails instead of hanging). */
 export const next = (received: Queue.Queue<Received>) =>
-  TestServices.provideLive(
-    Queue.take(received).pipe(Effect.timeoutFail({
+  TestClock.withLive(
+    Queue.take(received).pipe(Effect.timeoutOrElse({
       duration: Duration.seconds(5),
-      onTimeout: () => new Error("no attempt arrived")
+      orElse: () => Effect.fail(new Error("no attempt arrived"))
     }))
   )
 

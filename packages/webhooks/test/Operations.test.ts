@@ -20,7 +20,10 @@ import { type Hit, startReceiver } from "./TestReceiver.js"
 
 const next = (hits: Queue.Queue<Hit>) =>
   Queue.take(hits).pipe(
-    Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => new Error("the receiver got nothing") })
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(10),
+      orElse: () => Effect.fail(new Error("the receiver got nothing"))
+    })
   )
 
 const deliveriesOf = (principal: PrincipalShape, id: WebhookId) =>
@@ -36,7 +39,7 @@ const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
       if (yield* condition) return
       yield* Effect.sleep(Duration.millis(25))
     }
-    return yield* Effect.dieMessage("condition not reached in time")
+    return yield* Effect.die(new Error("condition not reached in time"))
   })
 
 const stack = (settings: Partial<WebhookSettings> = {}) => {
@@ -45,7 +48,7 @@ const stack = (settings: Partial<WebhookSettings> = {}) => {
 }
 
 describe("Webhook operations with real receivers (D52)", () => {
-  it.scopedLive("ping: the pinged webhook alone receives a signed webhook.ping; a * subscriber gets nothing", () =>
+  it.live("ping: the pinged webhook alone receives a signed webhook.ping; a * subscriber gets nothing", () =>
     Effect.gen(function*() {
       const pinged = yield* startReceiver(() => ({ status: 204 }))
       const bystander = yield* startReceiver(() => ({ status: 204 }))
@@ -69,7 +72,7 @@ describe("Webhook operations with real receivers (D52)", () => {
       }).pipe(Effect.provide(stack()))
     }))
 
-  it.scopedLive("recover: a delivery that failed is sent again with the same id once the receiver is back", () =>
+  it.live("recover: a delivery that failed is sent again with the same id once the receiver is back", () =>
     Effect.gen(function*() {
       let up = false
       const receiver = yield* startReceiver(() => ({ status: up ? 200 : 503 }))
@@ -95,7 +98,7 @@ describe("Webhook operations with real receivers (D52)", () => {
       }).pipe(Effect.provide(stack({ maxAttempts: 1 })))
     }))
 
-  it.scopedLive("a 410 deactivates the webhook; another webhook subscribed to webhook.deactivated is told, signed", () =>
+  it.live("a 410 deactivates the webhook; another webhook subscribed to webhook.deactivated is told, signed", () =>
     Effect.gen(function*() {
       const leaving = yield* startReceiver(() => ({ status: 410 }))
       const watching = yield* startReceiver(() => ({ status: 204 }))
@@ -114,7 +117,8 @@ describe("Webhook operations with real receivers (D52)", () => {
         assert.strictEqual(payload.event, "webhook.deactivated")
         assert.strictEqual(payload.data["webhook_id"], gone.id)
         assert.strictEqual(payload.data["reason"], "gone")
-        assert.deepStrictEqual(payload.actor, { type: "system", id: null })
+        // Spread: on Effect 4, @effect/vitest compares a Schema class instance with a plain object by `Equal` (unequal).
+        assert.deepStrictEqual({ ...payload.actor }, { type: "system", id: null })
         assert.isFalse((yield* webhooks.get(gone.id).pipe(as(principal))).is_active)
       }).pipe(Effect.provide(stack()))
     }))

@@ -31,8 +31,8 @@ describe("Requeued while in flight (D38, D52)", () => {
       // Each attempt waits until the test lets it answer: the first with a 410, the second with a 200.
       const transport = yield* scriptedTransport((n) =>
         n === 1
-          ? Effect.zipRight(Deferred.await(first), answer(410))
-          : Effect.zipRight(Deferred.await(second), answer(200))
+          ? Effect.andThen(Deferred.await(first), answer(410))
+          : Effect.andThen(Deferred.await(second), answer(200))
       )
       yield* Effect.gen(function*() {
         const { principal } = yield* makeWorkspace()

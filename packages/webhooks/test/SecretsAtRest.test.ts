@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { RotateWebhookSecret, Webhooks } from "@support-engine/core"
-import { Duration, Effect, Queue, Redacted, TestServices } from "effect"
+import { Duration, Effect, Queue, Redacted } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import {
   answer,
@@ -20,12 +20,10 @@ import {
 } from "./Harness.js"
 
 const next = (received: Queue.Queue<Received>) =>
-  TestServices.provideLive(
-    Queue.take(received).pipe(Effect.timeoutFail({
-      duration: Duration.seconds(5),
-      onTimeout: () => new Error("no attempt arrived")
-    }))
-  )
+  Queue.take(received).pipe(Effect.timeoutOrElse({
+    duration: Duration.seconds(5),
+    orElse: () => Effect.fail(new Error("no attempt arrived"))
+  }))
 
 describe("Webhook secrets at rest and signing", () => {
   it.live("standardwebhooks verifies deliveries with the secrets the API returned, old and new (real clock)", () =>

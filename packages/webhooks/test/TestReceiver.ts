@@ -43,7 +43,7 @@ export const startReceiver = (reply: (n: number, hit: Hit) => Reply) =>
           remotePort: req.socket.remotePort
         }
         all.push(hit)
-        hits.unsafeOffer(hit)
+        Queue.offerUnsafe(hits, hit)
         const answer = reply(all.length, hit)
         if (answer === "hang") return
         const send = () => {
@@ -56,11 +56,11 @@ export const startReceiver = (reply: (n: number, hit: Hit) => Reply) =>
       })
     })
     const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
+      Effect.callback<number>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
       }),
       () =>
-        Effect.async<void>((resume) => {
+        Effect.callback<void>((resume) => {
           server.closeAllConnections()
           server.close(() => resume(Effect.void))
         })

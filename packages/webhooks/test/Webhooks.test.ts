@@ -12,7 +12,8 @@ import {
   WebhookId,
   Webhooks
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
+import { DateTime, Duration, Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { answer, as, fanOut, makeWorkspace, record, scriptedTransport, servicesLayer, subscribe } from "./Harness.js"
 
 const provide = <A, E, R>(self: Effect.Effect<A, E, R>) =>
@@ -87,7 +88,7 @@ describe("Webhooks service (D36)", () => {
         assert.strictEqual(updated.url, first.url)
         assert.strictEqual(updated.description, "new")
         assert.deepStrictEqual(updated.events, ["*"])
-        assert.deepStrictEqual(updated.updated_at, DateTime.unsafeMake(1005))
+        assert.deepStrictEqual(updated.updated_at, DateTime.makeUnsafe(1005))
         assert.deepStrictEqual(yield* webhooks.get(first.id), updated)
         const cleared = yield* webhooks.update(first.id, new UpdateWebhook({ description: null }))
         assert.isNull(cleared.description)
@@ -109,12 +110,12 @@ describe("Webhooks service (D36)", () => {
         const created = yield* subscribe()
         const rotated = yield* webhooks.rotateSecret(created.id, new RotateWebhookSecret({}))
         assert.notStrictEqual(Redacted.value(rotated.secret), Redacted.value(created.secret))
-        assert.deepStrictEqual(rotated.previous_secret_expires_at, DateTime.unsafeMake(24 * 3_600_000))
+        assert.deepStrictEqual(rotated.previous_secret_expires_at, DateTime.makeUnsafe(24 * 3_600_000))
         const week = yield* webhooks.rotateSecret(
           created.id,
           new RotateWebhookSecret({ grace_period_seconds: 7 * 24 * 3600 })
         )
-        assert.deepStrictEqual(week.previous_secret_expires_at, DateTime.unsafeMake(7 * 24 * 3_600_000))
+        assert.deepStrictEqual(week.previous_secret_expires_at, DateTime.makeUnsafe(7 * 24 * 3_600_000))
         const now = yield* webhooks.rotateSecret(created.id, new RotateWebhookSecret({ grace_period_seconds: 0 }))
         assert.isNull(now.previous_secret_expires_at)
         assert.notProperty(yield* webhooks.get(created.id), "secret")

@@ -1,5 +1,5 @@
 /** AI support agents (spec "Agent", D23). */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, UserId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
@@ -13,7 +13,7 @@ export class ProhibitedPhrase extends Model.Class<ProhibitedPhrase>("ProhibitedP
   updated_at: Timestamp
 }) {}
 
-export const EscalationChannel = Schema.Literal("email", "chat")
+export const EscalationChannel = Schema.Literals(["email", "chat"])
 
 export class EscalationRule extends Model.Class<EscalationRule>("EscalationRule")({
   id: EscalationRuleId,
@@ -45,56 +45,61 @@ export class Agent extends Model.Class<Agent>("Agent")({
 }) {}
 
 // D48: bounded so that a list of agents cannot grow past a bound in bytes.
-const PhraseInput = Schema.Struct({ phrase: BoundedString(500).pipe(Schema.minLength(1)) })
+const PhraseInput = Schema.Struct({ phrase: BoundedString(500).check(Schema.isMinLength(1)) })
 const RuleInput = Schema.Struct({
   channel: EscalationChannel,
-  rule: BoundedString(1000).pipe(Schema.minLength(1)),
+  rule: BoundedString(1000).check(Schema.isMinLength(1)),
   escalate_to: UserId
 })
 
 const fields = {
-  description: Schema.optional(BoundedString(500)),
-  avatar_url: Schema.optional(Schema.NullOr(HttpUrl)),
-  max_messages_per_session: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))),
-  tone: Schema.optional(BoundedString(255)),
-  response_length: Schema.optional(BoundedString(255)),
-  is_active: Schema.optional(Schema.Boolean),
-  auto_reply: Schema.optional(Schema.Boolean),
-  prohibited_phrases: Schema.optional(Schema.Array(PhraseInput).pipe(Schema.maxItems(100))),
-  escalation_rules: Schema.optional(Schema.Array(RuleInput).pipe(Schema.maxItems(50)))
+  description: Schema.optionalKey(BoundedString(500)),
+  avatar_url: Schema.optionalKey(Schema.NullOr(HttpUrl)),
+  max_messages_per_session: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  tone: Schema.optionalKey(BoundedString(255)),
+  response_length: Schema.optionalKey(BoundedString(255)),
+  is_active: Schema.optionalKey(Schema.Boolean),
+  auto_reply: Schema.optionalKey(Schema.Boolean),
+  prohibited_phrases: Schema.optionalKey(Schema.Array(PhraseInput).check(Schema.isMaxLength(100))),
+  escalation_rules: Schema.optionalKey(Schema.Array(RuleInput).check(Schema.isMaxLength(50)))
 }
 
-const Name = BoundedString(255).pipe(Schema.minLength(1))
+const Name = BoundedString(255).check(Schema.isMinLength(1))
 
 /** `POST /agents` (D23): only `name` is required; the model is set by the engine. */
 export class CreateAgent extends Model.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
 
-/** A field the contract says an update does not accept: present at all, it is a 422 (D13). */
-export const Prohibited = Schema.optional(
-  Schema.Unknown.pipe(Schema.filter(() => "is prohibited", { jsonSchema: { not: {} } }))
+/**
+ * A field the contract says an update does not accept: present at all, it is a 422 (D13). Any JSON value, not
+ * `Schema.Unknown`: Effect leaves the checks of `Unknown` out of JSON Schema, and OpenAPI must show `not: {}`.
+ */
+export const Prohibited = Schema.optionalKey(
+  Schema.Json.check(Schema.makeFilter(() => "is prohibited", { toJsonSchema: () => ({ not: {} }) }))
 )
 
 /** `PUT /agents/{id}` (D22, D23): present fields change; lists replace the whole list; `model` is refused. */
 export class UpdateAgent extends Model.Class<UpdateAgent>("UpdateAgent")({
-  name: Schema.optional(Name),
+  name: Schema.optionalKey(Name),
   ...fields,
   model: Prohibited
 }) {}
 
 /** `"true"`/`"false"` from a query string, or a boolean from an in-process caller. */
-export const BooleanFlag = Schema.Union(
+export const BooleanFlag = Schema.Union([
   Schema.Boolean,
-  Schema.transform(Schema.Literal("true", "false", "1", "0"), Schema.Boolean, {
-    strict: true,
-    decode: (s) => s === "true" || s === "1",
-    encode: (b) => (b ? "true" : "false")
-  })
-)
+  Schema.Literals(["true", "false", "1", "0"]).pipe(Schema.decodeTo(
+    Schema.Boolean,
+    SchemaTransformation.transform({
+      decode: (s) => s === "true" || s === "1",
+      encode: (b) => (b ? "true" as const : "false" as const)
+    })
+  ))
+])
 
 /** `GET /agents` (D23): filter `is_active`. */
 export class ListAgents extends Model.Class<ListAgents>("ListAgents")({
   ...PageRequest.fields,
-  is_active: Schema.optional(BooleanFlag)
+  is_active: Schema.optionalKey(BooleanFlag)
 }) {}
 
 /** A URL-safe slug of a name: lower-case ASCII letters and digits joined by single dashes. */

@@ -5,7 +5,7 @@ import type { AgentId, WorkspaceId } from "../shared/Ids.js"
 import type { Slice, SliceRequest, UniqueViolation } from "../shared/Repository.js"
 import type { Agent } from "./Agent.js"
 
-export class AgentRepo extends Context.Tag("@support-engine/core/AgentRepo")<AgentRepo, {
+export class AgentRepo extends Context.Service<AgentRepo, {
   /**
    * `UniqueViolation` `agents.slug`: the workspace already has an agent with this slug (two creates chose the same free
    * slug at once); the service retries with the next free slug.
@@ -26,4 +26,4 @@ export class AgentRepo extends Context.Tag("@support-engine/core/AgentRepo")<Age
     filter: { readonly is_active?: boolean | undefined },
     slice: SliceRequest
   ) => Effect.Effect<Slice<Agent>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/AgentRepo") {}

@@ -2,7 +2,7 @@
  * AI agents (D23). The model comes from configuration (`SUPPORT_DEFAULT_AGENT_MODEL`, default `gpt-4o-mini`) and
  * is never changed by an update; copilot agents are protected (403 FORBIDDEN on update and delete).
  */
-import { Config, Effect, Option } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
 import { encodeData, Events } from "../events/Events.js"
 import { Forbidden, orNotFound, PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
@@ -34,8 +34,8 @@ export interface CreateAgentOptions {
   readonly copilot?: boolean
 }
 
-export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agents", {
-  effect: Effect.gen(function*() {
+export class Agents extends Context.Service<Agents>()("@support-engine/core/Agents", {
+  make: Effect.gen(function*() {
     const repo = yield* AgentRepo
     const users = yield* UserRepo
     const workspaceRepo = yield* WorkspaceRepo
@@ -44,7 +44,7 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     const ids = yield* IdGenerator
     const events = yield* Events
     const guard = writeGuard(yield* RowLocks, "agents", Agent, "Agent")
-    const defaultModel = yield* Config.string("SUPPORT_DEFAULT_AGENT_MODEL").pipe(Config.withDefault("gpt-4o-mini"))
+    const defaultModel = yield* Config.String("SUPPORT_DEFAULT_AGENT_MODEL").pipe(Config.withDefault("gpt-4o-mini"))
 
     const find = (workspaceId: WorkspaceId, id: AgentId) => repo.findById(workspaceId, id).pipe(orNotFound("Agent"))
 
@@ -214,6 +214,10 @@ export class Agents extends Effect.Service<Agents>()("@support-engine/core/Agent
     )
 
     return { create, get, update, delete: remove, list, setEmailAgent } as const
-  }),
-  dependencies: [Events.Default, Workspaces.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
+    Layer.provide(Layer.mergeAll(Events.layer, Workspaces.layer))
+  )
+}

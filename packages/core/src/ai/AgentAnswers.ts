@@ -3,7 +3,7 @@
  * rules of the channel first, then retrieval and the answer, whose draft must pass the prohibited-phrase check
  * (one regeneration with an instruction, then a handoff). The message limit is the reply loop's, checked before.
  */
-import { Duration, Effect, Option, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Option, Result, Schedule } from "effect"
 import type { Agent } from "../agents/Agent.js"
 import type { WorkspaceId } from "../shared/Ids.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -66,16 +66,17 @@ export interface AnswerInput {
   readonly history: AnswerRequest["history"]
 }
 
-export class AgentAnswers extends Effect.Service<AgentAnswers>()("@support-engine/core/AgentAnswers", {
-  effect: Effect.gen(function*() {
+export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engine/core/AgentAnswers", {
+  make: Effect.gen(function*() {
     const index = yield* PassageIndex
     const model = yield* AnswerModel
 
     const call = <A>(effect: Effect.Effect<A, ModelFailed>) =>
       effect.pipe(
-        Effect.timeoutFail({ duration: MODEL_TIMEOUT, onTimeout: () => "timeout" as const }),
+        Effect.timeoutOrElse({ duration: MODEL_TIMEOUT, orElse: () => Effect.fail("timeout" as const) }),
         Effect.retry({
-          schedule: Schedule.exponential(Duration.seconds(1)).pipe(Schedule.intersect(Schedule.recurs(MODEL_RETRIES))),
+          schedule: Schedule.exponential(Duration.seconds(1)),
+          times: MODEL_RETRIES,
           // A refusal that will not change (a 4xx: bad key, unknown model) is not tried again.
           while: (error) => error === "timeout" || error.retryable !== false
         })
@@ -85,10 +86,10 @@ export class AgentAnswers extends Effect.Service<AgentAnswers>()("@support-engin
       function*(workspaceId: WorkspaceId, agent: Agent, input: AnswerInput) {
         const rules = agent.escalation_rules.filter((r) => r.channel === input.channel)
         if (rules.length > 0) {
-          const matched = yield* call(model.matchRule(input.question, rules, agent)).pipe(Effect.either)
-          if (matched._tag === "Left") return handoff("model_error")
-          if (Option.isSome(matched.right)) {
-            const rule = matched.right.value
+          const matched = yield* call(model.matchRule(input.question, rules, agent)).pipe(Effect.result)
+          if (Result.isFailure(matched)) return handoff("model_error")
+          if (Option.isSome(matched.success)) {
+            const rule = matched.success.value
             return {
               _tag: "Handoff",
               escalation: new Escalation({ reason: "escalation_rule", rule_id: rule.id, escalate_to: rule.escalate_to })
@@ -105,21 +106,23 @@ export class AgentAnswers extends Effect.Service<AgentAnswers>()("@support-engin
 
         const request: AnswerRequest = { agent, history: input.history, question: input.question, passages, avoid: [] }
         const phrases = agent.prohibited_phrases
-        let draft = yield* call(model.answer(request)).pipe(Effect.either)
-        if (draft._tag === "Right" && Option.isSome(prohibitedPhraseIn(draft.right, phrases))) {
-          draft = yield* call(model.answer({ ...request, avoid: phrases.map((p) => p.phrase) })).pipe(Effect.either)
-          if (draft._tag === "Right" && Option.isSome(prohibitedPhraseIn(draft.right, phrases))) {
+        let draft = yield* call(model.answer(request)).pipe(Effect.result)
+        if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
+          draft = yield* call(model.answer({ ...request, avoid: phrases.map((p) => p.phrase) })).pipe(Effect.result)
+          if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
             return handoff("prohibited_phrase")
           }
         }
-        if (draft._tag === "Left") return handoff("model_error")
+        if (Result.isFailure(draft)) return handoff("model_error")
         // Cite what the model was given, in rank order, once per source.
         const seen = new Set<string>()
         const citations = passages.map((p) => p.citation).filter((c) => !seen.has(c.id) && seen.add(c.id) !== undefined)
-        return { _tag: "Answer", answer: draft.right, citations } satisfies Outcome
+        return { _tag: "Answer", answer: draft.success, citations } satisfies Outcome
       }
     )
 
     return { answer } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

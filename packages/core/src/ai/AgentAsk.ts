@@ -3,7 +3,7 @@
  * agent on its content before switching `auto_reply` on. Works for every agent, active, copilot or not; nothing is
  * stored and no event is recorded.
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { orNotFound } from "../shared/Errors.js"
 import type { AgentId } from "../shared/Ids.js"
@@ -12,8 +12,8 @@ import * as Tracing from "../shared/Tracing.js"
 import { AgentAnswers } from "./AgentAnswers.js"
 import { type AskAgent, AskAnswer } from "./Answer.js"
 
-export class AgentAsk extends Effect.Service<AgentAsk>()("@support-engine/core/AgentAsk", {
-  effect: Effect.gen(function*() {
+export class AgentAsk extends Context.Service<AgentAsk>()("@support-engine/core/AgentAsk", {
+  make: Effect.gen(function*() {
     const agents = yield* AgentRepo
     const answers = yield* AgentAnswers
 
@@ -32,6 +32,8 @@ export class AgentAsk extends Effect.Service<AgentAsk>()("@support-engine/core/A
     })
 
     return { ask } as const
-  }),
-  dependencies: [AgentAnswers.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(AgentAnswers.layer))
+}

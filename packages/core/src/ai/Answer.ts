@@ -1,17 +1,17 @@
 /** What an AI agent answers with: citations, passages, handoffs (D53). */
 import { Schema } from "effect"
 import { EscalationChannel } from "../agents/Agent.js"
-import { EscalationRuleId, UserId } from "../shared/Ids.js"
+import { EscalationRuleId, UserId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { BoundedString } from "../shared/Validation.js"
 
-export const CitationType = Schema.Literal("training_data", "kb_article")
+export const CitationType = Schema.Literals(["training_data", "kb_article"])
 export type CitationType = typeof CitationType.Type
 
 /** A source an answer was drawn from. `url` is the source's address when it has one (a url item, an article's). */
 export class Citation extends Model.Class<Citation>("Citation")({
   type: CitationType,
-  id: Schema.UUID,
+  id: Uuid,
   title: Schema.String,
   url: Schema.NullOr(Schema.String)
 }) {}
@@ -23,13 +23,13 @@ export interface Passage {
   readonly text: string
 }
 
-export const HandoffReason = Schema.Literal(
+export const HandoffReason = Schema.Literals([
   "prohibited_phrase",
   "usage_limit",
   "escalation_rule",
   "no_answer",
   "model_error"
-)
+])
 export type HandoffReason = typeof HandoffReason.Type
 
 /** Why the agent would hand the conversation to a person: a rule names whom to (`escalate_to`), else nobody. */
@@ -44,9 +44,9 @@ export const MAX_QUESTION_LENGTH = 4000
 
 /** `POST /agents/{id}/ask` (D53). */
 export class AskAgent extends Model.Class<AskAgent>("AskAgent")({
-  question: BoundedString(MAX_QUESTION_LENGTH).pipe(Schema.minLength(1)),
+  question: BoundedString(MAX_QUESTION_LENGTH).check(Schema.isMinLength(1)),
   channel: EscalationChannel,
-  locale: Schema.optional(BoundedString(10))
+  locale: Schema.optionalKey(BoundedString(10))
 }) {}
 
 /** The answer of `POST /agents/{id}/ask`: `answer` is null exactly when `escalation` is set. */

@@ -3,7 +3,7 @@
  * the offline `local` model can answer extractively from the passages and a remote provider's adapter renders the
  * same request as its prompt.
  */
-import { Config, ConfigError, Context, Effect, Layer, Option, Schema } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema, SchemaIssue } from "effect"
 import type { Agent, EscalationRule } from "../agents/Agent.js"
 import type { Passage } from "./Answer.js"
 import { ruleMatches } from "./Guardrails.js"
@@ -42,9 +42,12 @@ export interface AnswerModelShape {
 }
 
 /** The model agents answer with; without a layer of its own, the local model below (Context.Reference). */
-export class AnswerModel extends Context.Reference<AnswerModel>()("@support-engine/core/AnswerModel", {
-  defaultValue: (): AnswerModelShape => localModel
-}) {}
+export const AnswerModel: Context.Reference<AnswerModelShape> = Context.Reference<AnswerModelShape>(
+  "@support-engine/core/AnswerModel",
+  { defaultValue: () => localModel }
+)
+/** What a layer of the model provides: nothing a service must require, since the reference has a default. */
+export type AnswerModel = Context.Service.Identifier<typeof AnswerModel>
 
 /** Characters of an answer per `response_length`; a number of characters is taken as it is. */
 export const answerLength = (responseLength: string): number => {
@@ -83,7 +86,7 @@ const localModel: AnswerModelShape = {
       const lower = (s: string) => s.toLowerCase()
       return drafts.find((d) => request.avoid.every((a) => !lower(d).includes(lower(a)))) ?? drafts[0]!
     }),
-  matchRule: (message, rules) => Effect.succeed(Option.fromNullable(rules.find((r) => ruleMatches(message, r.rule))))
+  matchRule: (message, rules) => Effect.succeed(Option.fromNullishOr(rules.find((r) => ruleMatches(message, r.rule))))
 }
 
 export const LocalAnswerModel: Layer.Layer<AnswerModel> = Layer.succeed(AnswerModel, localModel)
@@ -92,16 +95,22 @@ export const LocalAnswerModel: Layer.Layer<AnswerModel> = Layer.succeed(AnswerMo
  * The model `SUPPORT_AI_PROVIDER` names, as far as core can build it: `local` (the default). `openai` and `anthropic`
  * make HTTP calls, so their layer is storage's `AnswerModelLive` (which the engine layer uses); this one refuses them.
  */
-export const AnswerModelFromConfig: Layer.Layer<AnswerModel, ConfigError.ConfigError> = Layer.unwrapEffect(
+export const AnswerModelFromConfig: Layer.Layer<AnswerModel, Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const provider = yield* Config.literal("local", "openai", "anthropic")("SUPPORT_AI_PROVIDER").pipe(
+    const provider = yield* Config.Literals(["local", "openai", "anthropic"], "SUPPORT_AI_PROVIDER").pipe(
       Config.withDefault("local" as const)
     )
     if (provider === "local") return LocalAnswerModel
     return yield* Effect.fail(
-      ConfigError.InvalidData(
-        ["SUPPORT_AI_PROVIDER"],
-        `The ${provider} provider is built by AnswerModelLive of @support-engine/storage, not by core.`
+      new Config.ConfigError(
+        new Schema.SchemaError(
+          new SchemaIssue.Pointer(
+            ["SUPPORT_AI_PROVIDER"],
+            new SchemaIssue.InvalidValue({
+              message: `The ${provider} provider is built by AnswerModelLive of @support-engine/storage, not by core.`
+            })
+          )
+        )
       )
     )
   })

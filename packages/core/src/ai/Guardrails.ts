@@ -24,7 +24,7 @@ export const prohibitedPhraseIn = (
   phrases: ReadonlyArray<Pick<ProhibitedPhrase, "phrase">>
 ): Option.Option<string> => {
   const text = words(draft)
-  return Option.fromNullable(phrases.find((p) => containsWords(text, words(p.phrase)))?.phrase)
+  return Option.fromNullishOr(phrases.find((p) => containsWords(text, words(p.phrase)))?.phrase)
 }
 
 /**
@@ -48,4 +48,4 @@ export const matchingRule = (
   channel: string,
   rules: ReadonlyArray<EscalationRule>
 ): Option.Option<EscalationRule> =>
-  Option.fromNullable(rules.find((r) => r.channel === channel && ruleMatches(message, r.rule)))
+  Option.fromNullishOr(rules.find((r) => r.channel === channel && ruleMatches(message, r.rule)))

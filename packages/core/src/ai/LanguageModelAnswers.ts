@@ -1,17 +1,20 @@
 /**
- * The `AnswerModel` on any `@effect/ai` `LanguageModel` (D53): the remote providers (`openai`, `anthropic`) are this
+ * The `AnswerModel` on any `effect/ai` `LanguageModel` (D53): the remote providers (`openai`, `anthropic`) are this
  * model over their `LanguageModel`, which storage builds from configuration. The answer is one text generation from
  * a prompt made of the agent's settings, the passages and the conversation; an escalation rule is chosen by one
  * structured classification call (`generateObject` with a schema).
  *
  * Imported as `@support-engine/core/LanguageModelAnswers`, not from the package's index: loading `@effect/ai` costs
- * tens of milliseconds of every start, and only a remote provider needs it.
+ * tens of milliseconds of every start, and only a remote provider needs it. It imports `effect/ai`'s modules one by
+ * one for the same reason (the `effect/ai` index loads MCP and the rest).
  *
- * Provider errors (`AiError`) carry the HTTP request, API key header included, and the provider's body: they are
- * mapped here to `ModelFailed` with a message of our own (provider, status, kind) and never passed on or logged.
+ * Provider errors (`AiError`) may carry the provider's body and the transport's error: they are mapped here to
+ * `ModelFailed` with a message of our own (provider, status, kind) and never passed on or logged.
  */
-import { type AiError, LanguageModel, type Prompt } from "@effect/ai"
 import { Effect, Option, Schema } from "effect"
+import type * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
 import type { Agent, EscalationRule } from "../agents/Agent.js"
 import { answerLength, type AnswerModelShape, type AnswerRequest, ModelFailed } from "./AnswerModel.js"
 
@@ -20,7 +23,7 @@ export interface ModelSource {
   /** For messages: `openai`, `anthropic`. */
   readonly provider: string
   /** The provider's model named `model`. */
-  readonly languageModel: (model: string) => Effect.Effect<LanguageModel.Service>
+  readonly languageModel: (model: string) => Effect.Effect<LanguageModel.LanguageModel>
   /** The model that classifies when no agent is given. */
   readonly defaultModel: string
 }
@@ -57,7 +60,7 @@ export const answerPrompt = (request: AnswerRequest): Prompt.RawInput => [
 
 /** The classification's answer: the number of the rule the message calls for, or null. */
 export const RuleChoice = Schema.Struct({
-  rule: Schema.NullOr(Schema.Int).annotations({
+  rule: Schema.NullOr(Schema.Int).annotate({
     description: "The number of the first rule that the customer's message calls for, or null when none does"
   })
 })
@@ -76,20 +79,30 @@ export const rulePrompt = (message: string, rules: ReadonlyArray<EscalationRule>
 
 /** An `AiError` as our error: which provider, and what kind of failure; nothing of the request or the body. */
 export const toModelFailed = (provider: string) => (error: AiError.AiError): ModelFailed => {
-  switch (error._tag) {
-    case "HttpResponseError":
-      return new ModelFailed({
-        message: `${provider} answered ${error.response.status} (${error.reason})`,
-        retryable: error.response.status === 429 || error.response.status >= 500
-      })
-    case "HttpRequestError":
-      return new ModelFailed({ message: `${provider} could not be reached (${error.reason})`, retryable: true })
-    case "MalformedOutput":
+  const reason = error.reason
+  // The HTTP status the provider answered, whatever the reason it was classified as (rate limit, bad key, ...).
+  const status = "http" in reason ? reason.http?.response?.status : undefined
+  if (status !== undefined) {
+    return new ModelFailed({
+      message: `${provider} answered ${status} (StatusCode)`,
+      retryable: status === 429 || status >= 500
+    })
+  }
+  switch (reason._tag) {
+    case "NetworkError":
+      return new ModelFailed({ message: `${provider} could not be reached (${reason.reason})`, retryable: true })
+    case "InvalidOutputError":
+    case "StructuredOutputError":
+    case "InvalidResponseError":
       return new ModelFailed({ message: `${provider} answered in a shape that could not be read`, retryable: true })
-    case "MalformedInput":
+    case "InvalidRequestError":
+    case "InvalidUserInputError":
+    case "UnsupportedSchemaError":
       return new ModelFailed({ message: `${provider} refused the request as malformed`, retryable: false })
     case "UnknownError":
       return new ModelFailed({ message: `${provider} failed`, retryable: true })
+    default:
+      return new ModelFailed({ message: `${provider} failed`, retryable: reason.isRetryable })
   }
 }
 
@@ -100,14 +113,14 @@ export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
   // Logged once per failed call, as our message only, so an operator sees why agents hand off (model_error).
   const failed = (error: AiError.AiError) => {
     const mapped = toModelFailed(source.provider)(error)
-    return Effect.zipRight(Effect.logWarning("The language model failed", mapped.message), Effect.fail(mapped))
+    return Effect.andThen(Effect.logWarning("The language model failed", mapped.message), Effect.fail(mapped))
   }
 
   return {
     answer: (request) =>
       LanguageModel.generateText({ prompt: answerPrompt(request) }).pipe(
         withModel(request.agent),
-        Effect.catchAll(failed),
+        Effect.catch(failed),
         Effect.flatMap((response) =>
           response.text.trim() === ""
             ? Effect.fail(new ModelFailed({ message: `${source.provider} gave an empty answer`, retryable: true }))
@@ -124,9 +137,9 @@ export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
           objectName: "escalation"
         }).pipe(
           withModel(agent),
-          Effect.catchAll(failed),
+          Effect.catch(failed),
           // A number out of range is read as no rule: the message is answered rather than handed to nobody.
-          Effect.map(({ value }) => Option.fromNullable(value.rule === null ? undefined : rules[value.rule - 1])),
+          Effect.map(({ value }) => Option.fromNullishOr(value.rule === null ? undefined : rules[value.rule - 1])),
           Effect.withSpan("LanguageModelAnswers.matchRule", { attributes: { provider: source.provider } })
         )
   }

@@ -12,7 +12,7 @@ export interface RetrieveQuery {
   readonly limit: number
 }
 
-export class PassageIndex extends Context.Tag("@support-engine/core/PassageIndex")<PassageIndex, {
+export class PassageIndex extends Context.Service<PassageIndex, {
   /**
    * The best passages of the workspace for the words, best first: completed text and Q&A training items linked to
    * the agent or to no agent, and every translation of every published article. Nothing of another workspace.
@@ -21,4 +21,4 @@ export class PassageIndex extends Context.Tag("@support-engine/core/PassageIndex
     workspaceId: WorkspaceId,
     query: RetrieveQuery
   ) => Effect.Effect<ReadonlyArray<Passage>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/PassageIndex") {}

@@ -36,7 +36,7 @@ export type ReplyOutcome =
   | { readonly _tag: "HandedOff"; readonly reason: string }
   | { readonly _tag: "Skipped" }
 
-export class ReplyJobs extends Context.Tag("@support-engine/core/ReplyJobs")<ReplyJobs, {
+export class ReplyJobs extends Context.Service<ReplyJobs, {
   /** Adds the job in the caller's transaction; a second job for the same message is ignored. */
   readonly enqueue: (workspaceId: WorkspaceId, job: NewReplyJob) => Effect.Effect<void, PersistenceError>
   /**
@@ -66,4 +66,4 @@ export class ReplyJobs extends Context.Tag("@support-engine/core/ReplyJobs")<Rep
     conversationId: ConversationId,
     agentId: AgentId
   ) => Effect.Effect<number, PersistenceError>
-}>() {}
+}>()("@support-engine/core/ReplyJobs") {}

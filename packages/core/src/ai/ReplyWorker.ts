@@ -3,7 +3,7 @@
  * `AgentAnswers` outside any transaction, then writes the reply (or the handoff) and completes the job in one
  * transaction, only while its claim holds, so each customer message gets at most one reply whatever crashes.
  */
-import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { Agent } from "../agents/Agent.js"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import type { Conversation } from "../conversations/Conversation.js"
@@ -63,8 +63,8 @@ type Prepared =
   | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
 const skip: Prepared = { _tag: "Skip" }
 
-export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
-  effect: Effect.gen(function*() {
+export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
+  make: Effect.gen(function*() {
     const jobs = yield* ReplyJobs
     const workspaces = yield* WorkspaceRepo
     const conversations = yield* ConversationRepo
@@ -114,7 +114,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
         const history = recent.items
           .filter((m) =>
             m.id !== job.messageId && !m.is_internal && m.sender_type !== "system" &&
-            (m.sender_type !== "customer" || DateTime.lessThanOrEqualTo(m.created_at, job.askedAt))
+            (m.sender_type !== "customer" || DateTime.isLessThanOrEqualTo(m.created_at, job.askedAt))
           )
           .slice(0, HISTORY)
           .reverse()
@@ -129,7 +129,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           history
         }).pipe(
           // The model may be the host's code: if it dies, the conversation goes to a person instead of the worker.
-          Effect.catchAllDefect((defect) =>
+          Effect.catchDefect((defect) =>
             Effect.as(Effect.logWarning("AI agent model died", defect), handoff("model_error"))
           )
         )
@@ -201,15 +201,20 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
     const release = Effect.flatMap(now, (at) => jobs.release(claimant, at))
 
     return { processNext, drain, release } as const
-  }).pipe(withIdStream(REPLY_STREAM)),
-  dependencies: [AgentAnswers.Default, Messages.Default, Events.Default]
+  }).pipe(withIdStream(REPLY_STREAM))
 }) {
+  /** The worker's service (`processNext`, `drain`, `release`) without the loop that runs it: see `layer`. */
+  static readonly layerServiceWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layerService = this.layerServiceWithoutDependencies.pipe(
+    Layer.provide(Layer.mergeAll(AgentAnswers.layer, Messages.layer, Events.layer))
+  )
+
   /**
    * The running worker (D53): drains on start, when a customer message enqueues a job, and every `pollInterval`
    * (jobs of other processes, expired leases). Stops with its scope, giving back its leases.
    */
-  static readonly layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}) =>
-    Layer.scopedDiscard(Effect.gen(function*() {
+  static readonly layer = (options: { readonly pollInterval?: Duration.Input } = {}) =>
+    Layer.effectDiscard(Effect.gen(function*() {
       const worker = yield* ReplyWorker
       const signal = yield* ReplySignal
       const interval = options.pollInterval ?? Duration.seconds(1)
@@ -221,7 +226,7 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
       )
       // Subscribed before draining, so a job enqueued while the worker drains still wakes it.
       const step = Effect.flatMap(signal.subscribe, (woken) =>
-        Effect.zipRight(
+        Effect.andThen(
           // A database hiccup must not stop the replies for good: log it and try again at the next wake-up.
           Effect.catchTag(
             worker.drain,
@@ -230,6 +235,6 @@ export class ReplyWorker extends Effect.Service<ReplyWorker>()("@support-engine/
           ),
           Effect.race(woken, Effect.sleep(interval))
         ))
-      yield* step.pipe(Effect.repeat(Schedule.forever), withIdStream(REPLY_STREAM), Effect.forkScoped)
+      yield* step.pipe(Effect.forever, withIdStream(REPLY_STREAM), Effect.forkScoped)
     }))
 }

@@ -2,7 +2,7 @@
  * Companies (D25). Every operation checks the principal's ability (D10) and reads and writes only the
  * principal's workspace (D11). Companies emit no events (D34 lists none).
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { NotFound, orNotFound } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { CompanyId, type WorkspaceId } from "../shared/Ids.js"
@@ -15,8 +15,8 @@ import { Transactor } from "../shared/Transactor.js"
 import { Company, type CreateCompany, type ListCompanies, type UpdateCompany } from "./Company.js"
 import { CompanyRepo } from "./CompanyRepo.js"
 
-export class Companies extends Effect.Service<Companies>()("@support-engine/core/Companies", {
-  effect: Effect.gen(function*() {
+export class Companies extends Context.Service<Companies>()("@support-engine/core/Companies", {
+  make: Effect.gen(function*() {
     const repo = yield* CompanyRepo
     const tx = yield* Transactor
     const ids = yield* IdGenerator
@@ -69,7 +69,7 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
 
     const remove = Tracing.fn("Companies.delete")(function*(id: CompanyId, options?: WriteOptions) {
       const principal = yield* canWrite
-      const deleted = yield* tx.withTransaction(Effect.zipRight(
+      const deleted = yield* tx.withTransaction(Effect.andThen(
         guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
         repo.delete(principal.workspaceId, id)
       ))
@@ -85,4 +85,7 @@ export class Companies extends Effect.Service<Companies>()("@support-engine/core
 
     return { create, get, update, delete: remove, list } as const
   })
-}) {}
+}) {
+  /** Needs `CompanyRepo`, `Transactor`, `IdGenerator` and `RowLocks`. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -19,19 +19,19 @@ export class Company extends Model.Class<Company>("Company")({
 }) {}
 
 const fields = {
-  domain: Schema.optional(Schema.NullOr(BoundedString(255))),
-  country: Schema.optional(Schema.NullOr(BoundedString(255))),
-  avatar_url: Schema.optional(Schema.NullOr(HttpUrl))
+  domain: Schema.optionalKey(Schema.NullOr(BoundedString(255))),
+  country: Schema.optionalKey(Schema.NullOr(BoundedString(255))),
+  avatar_url: Schema.optionalKey(Schema.NullOr(HttpUrl))
 }
 
 export class CreateCompany extends Model.Class<CreateCompany>("CreateCompany")({
-  name: BoundedString(255).pipe(Schema.minLength(1)),
+  name: BoundedString(255).check(Schema.isMinLength(1)),
   ...fields
 }) {}
 
 /** `PUT /companies/{id}`: present fields change, absent ones stay (D22). */
 export class UpdateCompany extends Model.Class<UpdateCompany>("UpdateCompany")({
-  name: Schema.optional(BoundedString(255).pipe(Schema.minLength(1))),
+  name: Schema.optionalKey(BoundedString(255).check(Schema.isMinLength(1))),
   ...fields
 }) {}
 

@@ -5,7 +5,7 @@ import type { CompanyId, WorkspaceId } from "../shared/Ids.js"
 import type { Slice, SliceRequest } from "../shared/Repository.js"
 import type { Company } from "./Company.js"
 
-export class CompanyRepo extends Context.Tag("@support-engine/core/CompanyRepo")<CompanyRepo, {
+export class CompanyRepo extends Context.Service<CompanyRepo, {
   readonly insert: (workspaceId: WorkspaceId, company: Company) => Effect.Effect<void, PersistenceError>
   readonly findById: (
     workspaceId: WorkspaceId,
@@ -16,4 +16,4 @@ export class CompanyRepo extends Context.Tag("@support-engine/core/CompanyRepo")
   readonly delete: (workspaceId: WorkspaceId, id: CompanyId) => Effect.Effect<boolean, PersistenceError>
   /** Newest first (`created_at` desc, `id` desc, D18); `total` from the workspace counter. */
   readonly list: (workspaceId: WorkspaceId, slice: SliceRequest) => Effect.Effect<Slice<Company>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/CompanyRepo") {}

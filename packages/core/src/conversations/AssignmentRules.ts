@@ -2,7 +2,7 @@
  * The assignment rules of the specification and D27, as a pure function of what the caller already looked up,
  * so the whole matrix is testable without storage. `Conversations` applies it on create and on every reassignment.
  */
-import { Either } from "effect"
+import { Result } from "effect"
 import { InvalidAssignee, InvalidAssigneeType } from "../shared/Errors.js"
 
 export type Channel = "email" | "chat"
@@ -28,29 +28,29 @@ export interface Assignment {
   readonly agent_id: string | null
 }
 
-const wrongType = (message: string) => Either.left(new InvalidAssigneeType({ message }))
+const wrongType = (message: string) => Result.fail(new InvalidAssigneeType({ message }))
 
 export const decideAssignment = (
   r: AssignmentRequest
-): Either.Either<Assignment, InvalidAssignee | InvalidAssigneeType> => {
+): Result.Result<Assignment, InvalidAssignee | InvalidAssigneeType> => {
   if (r.assigneeId === null) {
-    return Either.right({ assignee_id: null, assignee_type: null, agent_id: r.originalAgentId })
+    return Result.succeed({ assignee_id: null, assignee_type: null, agent_id: r.originalAgentId })
   }
   if (r.names === "nothing") {
-    return Either.left(new InvalidAssignee({ message: "The assignee is not a user or an agent of this workspace." }))
+    return Result.fail(new InvalidAssignee({ message: "The assignee is not a user or an agent of this workspace." }))
   }
   if (r.assigneeType !== undefined && r.assigneeType !== null && r.assigneeType !== r.names) {
     return wrongType(`The assignee is a ${r.names}, not a ${r.assigneeType}.`)
   }
   const assigned = { assignee_id: r.assigneeId, assignee_type: r.names }
-  if (r.names === "user") return Either.right({ ...assigned, agent_id: r.originalAgentId })
+  if (r.names === "user") return Result.succeed({ ...assigned, agent_id: r.originalAgentId })
   if (r.channel === "chat") {
-    if (r.originalAgentId === null && r.creating) return Either.right({ ...assigned, agent_id: r.assigneeId })
+    if (r.originalAgentId === null && r.creating) return Result.succeed({ ...assigned, agent_id: r.assigneeId })
     return r.originalAgentId === r.assigneeId
-      ? Either.right({ ...assigned, agent_id: r.originalAgentId })
+      ? Result.succeed({ ...assigned, agent_id: r.originalAgentId })
       : wrongType("A chat conversation can only be assigned to its original chat agent.")
   }
   return r.emailAgent.id === r.assigneeId && r.emailAgent.isActive
-    ? Either.right({ ...assigned, agent_id: r.originalAgentId })
+    ? Result.succeed({ ...assigned, agent_id: r.originalAgentId })
     : wrongType("An email conversation can only be assigned to the workspace's active email agent.")
 }

@@ -1,16 +1,16 @@
 /** Conversations (spec "Conversation", D26-D28). */
 import { Schema } from "effect"
-import { AgentId, ConversationId, CustomerId } from "../shared/Ids.js"
+import { AgentId, ConversationId, CustomerId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
 import { SearchText } from "../shared/TextSearch.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString } from "../shared/Validation.js"
 
-export const ConversationChannel = Schema.Literal("email", "chat")
-export const ConversationStatus = Schema.Literal("open", "closed")
-export const ConversationPriority = Schema.Literal("low", "normal", "high", "urgent")
-export const AssigneeType = Schema.Literal("user", "agent")
+export const ConversationChannel = Schema.Literals(["email", "chat"])
+export const ConversationStatus = Schema.Literals(["open", "closed"])
+export const ConversationPriority = Schema.Literals(["low", "normal", "high", "urgent"])
+export const AssigneeType = Schema.Literals(["user", "agent"])
 
 export class Conversation extends Model.Class<Conversation>("Conversation")({
   id: ConversationId,
@@ -20,7 +20,7 @@ export class Conversation extends Model.Class<Conversation>("Conversation")({
   subject: Schema.NullOr(Schema.String),
   status: ConversationStatus,
   priority: ConversationPriority,
-  assignee_id: Schema.NullOr(Schema.UUID),
+  assignee_id: Schema.NullOr(Uuid),
   assignee_type: Schema.NullOr(AssigneeType),
   tags: Schema.Array(Schema.String),
   closed_at: Schema.NullOr(Timestamp),
@@ -34,41 +34,41 @@ export class Conversation extends Model.Class<Conversation>("Conversation")({
 
 const Subject = Schema.NullOr(BoundedString(500))
 /** A tag: 1 to 255 characters; a conversation holds at most 100 (a set: duplicates collapse). */
-const Tags = Schema.Array(BoundedString(255).pipe(Schema.minLength(1))).pipe(Schema.maxItems(100))
+const Tags = Schema.Array(BoundedString(255).check(Schema.isMinLength(1))).check(Schema.isMaxLength(100))
 
 /** `POST /conversations` (D26). */
 export class CreateConversation extends Model.Class<CreateConversation>("CreateConversation")({
   customer_id: CustomerId,
-  subject: Schema.optional(Subject),
-  channel: Schema.optional(ConversationChannel),
-  priority: Schema.optional(ConversationPriority),
-  assignee_id: Schema.optional(Schema.NullOr(Schema.UUID)),
-  assignee_type: Schema.optional(Schema.NullOr(AssigneeType)),
-  agent_id: Schema.optional(Schema.NullOr(AgentId)),
-  tags: Schema.optional(Tags)
+  subject: Schema.optionalKey(Subject),
+  channel: Schema.optionalKey(ConversationChannel),
+  priority: Schema.optionalKey(ConversationPriority),
+  assignee_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  assignee_type: Schema.optionalKey(Schema.NullOr(AssigneeType)),
+  agent_id: Schema.optionalKey(Schema.NullOr(AgentId)),
+  tags: Schema.optionalKey(Tags)
 }) {}
 
 /** `PUT /conversations/{id}` (D22, D26). */
 export class UpdateConversation extends Model.Class<UpdateConversation>("UpdateConversation")({
-  subject: Schema.optional(Subject),
-  status: Schema.optional(ConversationStatus),
-  priority: Schema.optional(ConversationPriority),
-  assignee_id: Schema.optional(Schema.NullOr(Schema.UUID)),
-  assignee_type: Schema.optional(Schema.NullOr(AssigneeType)),
-  is_spam: Schema.optional(Schema.Boolean),
-  tags: Schema.optional(Tags)
+  subject: Schema.optionalKey(Subject),
+  status: Schema.optionalKey(ConversationStatus),
+  priority: Schema.optionalKey(ConversationPriority),
+  assignee_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  assignee_type: Schema.optionalKey(Schema.NullOr(AssigneeType)),
+  is_spam: Schema.optionalKey(Schema.Boolean),
+  tags: Schema.optionalKey(Tags)
 }) {}
 
 /** `GET /conversations` (D26). */
 export class ListConversations extends Model.Class<ListConversations>("ListConversations")({
   ...PageRequest.fields,
-  status: Schema.optional(ConversationStatus),
-  priority: Schema.optional(ConversationPriority),
-  channel: Schema.optional(ConversationChannel),
-  customer_id: Schema.optional(CustomerId),
-  assignee_id: Schema.optional(Schema.UUID),
+  status: Schema.optionalKey(ConversationStatus),
+  priority: Schema.optionalKey(ConversationPriority),
+  channel: Schema.optionalKey(ConversationChannel),
+  customer_id: Schema.optionalKey(CustomerId),
+  assignee_id: Schema.optionalKey(Uuid),
   /** Search the subject and every message's content (D52): every word as a prefix, best match first. */
-  q: Schema.optional(SearchText)
+  q: Schema.optionalKey(SearchText)
 }) {}
 
 /** The exact `conversation.created` data of the specification (D35): `title` is the subject. */

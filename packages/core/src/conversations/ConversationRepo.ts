@@ -16,7 +16,7 @@ export interface ConversationFilter {
   readonly terms?: ReadonlyArray<string> | undefined
 }
 
-export class ConversationRepo extends Context.Tag("@support-engine/core/ConversationRepo")<ConversationRepo, {
+export class ConversationRepo extends Context.Service<ConversationRepo, {
   readonly insert: (workspaceId: WorkspaceId, conversation: Conversation) => Effect.Effect<void, PersistenceError>
   readonly update: (workspaceId: WorkspaceId, conversation: Conversation) => Effect.Effect<void, PersistenceError>
   readonly findById: (
@@ -30,14 +30,14 @@ export class ConversationRepo extends Context.Tag("@support-engine/core/Conversa
     filter: ConversationFilter,
     slice: SliceRequest
   ) => Effect.Effect<Slice<Conversation>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/ConversationRepo") {}
 
 export interface MessageFilter {
   readonly sender_type?: SenderType | undefined
   readonly conversation_id?: ConversationId | undefined
 }
 
-export class MessageRepo extends Context.Tag("@support-engine/core/MessageRepo")<MessageRepo, {
+export class MessageRepo extends Context.Service<MessageRepo, {
   readonly insert: (workspaceId: WorkspaceId, message: Message) => Effect.Effect<void, PersistenceError>
   readonly delete: (workspaceId: WorkspaceId, id: MessageId) => Effect.Effect<boolean, PersistenceError>
   /** Newest first: `sent_at` desc, `id` desc (D18). */
@@ -46,4 +46,4 @@ export class MessageRepo extends Context.Tag("@support-engine/core/MessageRepo")
     filter: MessageFilter,
     slice: SliceRequest
   ) => Effect.Effect<Slice<Message>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/MessageRepo") {}

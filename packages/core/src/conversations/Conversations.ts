@@ -2,14 +2,14 @@
  * Conversations (D26-D28) with the assignment rules of `AssignmentRules` applied on create and on every
  * reassignment, and one event per changed aspect (D34, D35).
  */
-import { Effect, Either, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { CustomerRepo } from "../customers/CustomerRepo.js"
 import type { EventType } from "../events/Event.js"
 import { Events } from "../events/Events.js"
 import { NotFound, orNotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
-import { AgentId, ConversationId, UserId, type WorkspaceId } from "../shared/Ids.js"
+import { AgentId, ConversationId, UserId, Uuid, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
 import { canRead, canWrite } from "../shared/Principal.js"
@@ -29,15 +29,15 @@ import {
 } from "./Conversation.js"
 import { ConversationRepo } from "./ConversationRepo.js"
 
-const isUuid = Schema.is(Schema.UUID)
+const isUuid = Schema.is(Uuid)
 
 /** Tags are a set: duplicates collapse, first occurrence keeps its place. */
 const tagSet = (tags: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(tags)]
 const sameSet = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((t) => b.includes(t))
 
-export class Conversations extends Effect.Service<Conversations>()("@support-engine/core/Conversations", {
-  effect: Effect.gen(function*() {
+export class Conversations extends Context.Service<Conversations>()("@support-engine/core/Conversations", {
+  make: Effect.gen(function*() {
     const repo = yield* ConversationRepo
     const customers = yield* CustomerRepo
     const agents = yield* AgentRepo
@@ -87,7 +87,7 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
             ? yield* emailAgent(workspaceId)
             : { id: null, isActive: false }
         })
-        return yield* Either.match(decided, { onLeft: Effect.fail, onRight: (a: Assignment) => Effect.succeed(a) })
+        return yield* Result.match(decided, { onFailure: Effect.fail, onSuccess: (a: Assignment) => Effect.succeed(a) })
       })
 
     const create = Tracing.fn("Conversations.create")(function*(input: CreateConversation) {
@@ -231,6 +231,8 @@ export class Conversations extends Effect.Service<Conversations>()("@support-eng
     })
 
     return { create, get, update, delete: remove, list } as const
-  }),
-  dependencies: [Events.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(Events.layer))
+}

@@ -1,20 +1,20 @@
 /** Messages (spec "Message", D29). */
 import { Schema } from "effect"
 import { Citation } from "../ai/Answer.js"
-import { ConversationId, CustomerId, MessageId } from "../shared/Ids.js"
+import { ConversationId, CustomerId, MessageId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString } from "../shared/Validation.js"
 
-export const SenderType = Schema.Literal("customer", "user", "agent", "system")
+export const SenderType = Schema.Literals(["customer", "user", "agent", "system"])
 export type SenderType = typeof SenderType.Type
 
 export class Message extends Model.Class<Message>("Message")({
   id: MessageId,
   conversation_id: ConversationId,
   sender_type: SenderType,
-  sender_id: Schema.NullOr(Schema.UUID),
+  sender_id: Schema.NullOr(Uuid),
   customer_id: CustomerId,
   content: Schema.String,
   sent_at: Timestamp,
@@ -26,7 +26,7 @@ export class Message extends Model.Class<Message>("Message")({
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
   /** Read-only: the sources of an AI agent's reply (D53); `[]` on every other message. */
-  citations: Schema.Array(Citation).annotations({
+  citations: Schema.Array(Citation).annotate({
     description: "Read-only. The sources of an AI agent's reply, best first; empty on every other message."
   }),
   created_at: Timestamp
@@ -35,24 +35,24 @@ export class Message extends Model.Class<Message>("Message")({
 /** 1 MiB of content (D33). */
 export const MAX_CONTENT_LENGTH = 1_048_576
 /** An addressing list: at most 100 entries of at most 320 characters (the longest an address can be). */
-const Addresses = Schema.Array(BoundedString(320)).pipe(Schema.maxItems(100))
+const Addresses = Schema.Array(BoundedString(320)).check(Schema.isMaxLength(100))
 
 /** `POST /conversations/{id}/messages` (D29): `sender_id` is required except for system messages. */
 export class CreateMessage extends Model.Class<CreateMessage>("CreateMessage")({
   sender_type: SenderType,
-  sender_id: Schema.optional(Schema.NullOr(Schema.UUID)),
-  content: BoundedString(MAX_CONTENT_LENGTH).pipe(Schema.minLength(1)),
-  is_internal: Schema.optional(Schema.Boolean),
-  from: Schema.optional(Addresses),
-  to: Schema.optional(Addresses),
-  cc: Schema.optional(Addresses),
-  bcc: Schema.optional(Addresses),
-  sent_at: Schema.optional(Timestamp)
+  sender_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  content: BoundedString(MAX_CONTENT_LENGTH).check(Schema.isMinLength(1)),
+  is_internal: Schema.optionalKey(Schema.Boolean),
+  from: Schema.optionalKey(Addresses),
+  to: Schema.optionalKey(Addresses),
+  cc: Schema.optionalKey(Addresses),
+  bcc: Schema.optionalKey(Addresses),
+  sent_at: Schema.optionalKey(Timestamp)
 }) {}
 
 /** `GET /messages` (D19). */
 export class ListMessages extends Model.Class<ListMessages>("ListMessages")({
   ...PageRequest.fields,
-  sender_type: Schema.optional(SenderType),
-  conversation_id: Schema.optional(ConversationId)
+  sender_type: Schema.optionalKey(SenderType),
+  conversation_id: Schema.optionalKey(ConversationId)
 }) {}

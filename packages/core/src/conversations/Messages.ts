@@ -3,7 +3,7 @@
  * user or agent, `first_response_at`; a customer's message marks the customer seen. Customer, user and agent
  * messages record their events (D34, D53); a customer message an AI agent answers enqueues its reply job (D53).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { ReplyJobs } from "../ai/ReplyJobs.js"
 import { ReplySignal } from "../ai/ReplySignal.js"
@@ -34,8 +34,8 @@ const eventTypes: Record<Message["sender_type"], EventType | null> = {
 /** Messages are listed by `sent_at` (D18); they are never edited, so sync follows `created_at` (D52). */
 const messageKey = (m: Message): SortKey => ({ newest: m.sent_at, updated: m.created_at, id: m.id })
 
-export class Messages extends Effect.Service<Messages>()("@support-engine/core/Messages", {
-  effect: Effect.gen(function*() {
+export class Messages extends Context.Service<Messages>()("@support-engine/core/Messages", {
+  make: Effect.gen(function*() {
     const repo = yield* MessageRepo
     const conversations = yield* ConversationRepo
     const customers = yield* CustomerRepo
@@ -173,6 +173,10 @@ export class Messages extends Effect.Service<Messages>()("@support-engine/core/M
     })
 
     return { create, append, delete: remove, list } as const
-  }),
-  dependencies: [Events.Default, ReplySignal.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
+    Layer.provide(Layer.mergeAll(Events.layer, ReplySignal.layer))
+  )
+}

@@ -25,13 +25,13 @@ export class Customer extends Model.Class<Customer>("Customer")({
 
 /** The writable fields and their limits (spec "Limits"); each nullable, each optional. */
 const fields = {
-  first_name: Schema.optional(Schema.NullOr(BoundedString(100))),
-  last_name: Schema.optional(Schema.NullOr(BoundedString(100))),
-  email: Schema.optional(Schema.NullOr(Email)),
-  phone: Schema.optional(Schema.NullOr(BoundedString(50))),
-  locale: Schema.optional(Schema.NullOr(BoundedString(10))),
-  country: Schema.optional(Schema.NullOr(BoundedString(255))),
-  company_id: Schema.optional(Schema.NullOr(CompanyId))
+  first_name: Schema.optionalKey(Schema.NullOr(BoundedString(100))),
+  last_name: Schema.optionalKey(Schema.NullOr(BoundedString(100))),
+  email: Schema.optionalKey(Schema.NullOr(Email)),
+  phone: Schema.optionalKey(Schema.NullOr(BoundedString(50))),
+  locale: Schema.optionalKey(Schema.NullOr(BoundedString(10))),
+  country: Schema.optionalKey(Schema.NullOr(BoundedString(255))),
+  company_id: Schema.optionalKey(Schema.NullOr(CompanyId))
 }
 
 /** `POST /customers` (D24): at least one of email, first_name, phone (checked by the service). */
@@ -43,10 +43,10 @@ export class UpdateCustomer extends Model.Class<UpdateCustomer>("UpdateCustomer"
 /** `GET /customers` (D16, D19): `email` is an exact match (case-insensitive), `company_id` a company. */
 export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
   ...PageRequest.fields,
-  email: Schema.optional(BoundedString(255)),
-  company_id: Schema.optional(CompanyId),
+  email: Schema.optionalKey(BoundedString(255)),
+  company_id: Schema.optionalKey(CompanyId),
   /** Search names, email and phone (D52): every word as a prefix, case-insensitive, best match first. */
-  q: Schema.optional(SearchText)
+  q: Schema.optionalKey(SearchText)
 }) {}
 
 /** Emails are unique per workspace regardless of case (D24). */

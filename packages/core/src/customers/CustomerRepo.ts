@@ -12,7 +12,7 @@ export interface CustomerFilter {
   readonly terms?: ReadonlyArray<string> | undefined
 }
 
-export class CustomerRepo extends Context.Tag("@support-engine/core/CustomerRepo")<CustomerRepo, {
+export class CustomerRepo extends Context.Service<CustomerRepo, {
   /**
    * `UniqueViolation` `customers.email`: the workspace already has that email; `ForeignKeyViolation`
    * `customers.company_id`: the company was deleted meanwhile. The service checks both first; these are the backstops.
@@ -47,4 +47,4 @@ export class CustomerRepo extends Context.Tag("@support-engine/core/CustomerRepo
     filter: CustomerFilter,
     slice: SliceRequest
   ) => Effect.Effect<Slice<Customer>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/CustomerRepo") {}

@@ -2,7 +2,7 @@
  * Customers (D24). Ability and workspace checks as everywhere (D10, D11); every change records its
  * `customer.*` event in the same transaction (D34, D35).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { CompanyRepo } from "../companies/CompanyRepo.js"
 import { encodeData, Events } from "../events/Events.js"
 import { NotFound, orNotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
@@ -34,8 +34,8 @@ const backstops = (self: Effect.Effect<void, PersistenceError | UniqueViolation 
     ForeignKeyViolation: () => Effect.fail(companyGone)
   })
 
-export class Customers extends Effect.Service<Customers>()("@support-engine/core/Customers", {
-  effect: Effect.gen(function*() {
+export class Customers extends Context.Service<Customers>()("@support-engine/core/Customers", {
+  make: Effect.gen(function*() {
     const repo = yield* CustomerRepo
     const companies = yield* CompanyRepo
     const tx = yield* Transactor
@@ -153,6 +153,8 @@ export class Customers extends Effect.Service<Customers>()("@support-engine/core
     })
 
     return { create, get, update, delete: remove, list } as const
-  }),
-  dependencies: [Events.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(Events.layer))
+}

@@ -7,7 +7,7 @@ import * as Model from "../shared/Model.js"
 import { Actor } from "../shared/Principal.js"
 import { Timestamp } from "../shared/Timestamp.js"
 
-export const EventType = Schema.Literal(
+export const EventType = Schema.Literals([
   "conversation.created",
   "conversation.deleted",
   "conversation.assigned.updated",
@@ -32,11 +32,11 @@ export const EventType = Schema.Literal(
   // Webhook operations (D52): a test delivery to one webhook (not in the event log), and a deactivation.
   "webhook.ping",
   "webhook.deactivated"
-)
+])
 export type EventType = typeof EventType.Type
 
 /** JSON data as the API returns it: already encoded, so the outbox stores exactly what is delivered. */
-export const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const EventData = Schema.Record(Schema.String, Schema.Unknown)
 export type EventData = typeof EventData.Type
 
 export class Event extends Model.Class<Event>("Event")({

@@ -2,7 +2,7 @@
  * Recording events in the caller's transaction (D34, D44) and reading the event log (D45). Recording an event also
  * enqueues it for its webhook deliveries, in the same transaction (D37); the dispatcher makes them (issue 16 item 2).
  */
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { EventId } from "../shared/Ids.js"
@@ -18,12 +18,12 @@ import { Outbox } from "./Outbox.js"
 /** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
 export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
   ...PageRequest.fields,
-  event: Schema.optional(EventType),
-  after: Schema.optional(EventId)
+  event: Schema.optionalKey(EventType),
+  after: Schema.optionalKey(EventId)
 }) {}
 
-export class Events extends Effect.Service<Events>()("@support-engine/core/Events", {
-  effect: Effect.gen(function*() {
+export class Events extends Context.Service<Events>()("@support-engine/core/Events", {
+  make: Effect.gen(function*() {
     const outbox = yield* Outbox
     const deliveries = yield* DeliveryQueue
     const ids = yield* IdGenerator
@@ -70,8 +70,11 @@ export class Events extends Effect.Service<Events>()("@support-engine/core/Event
 
     return { record, list } as const
   })
-}) {}
+}) {
+  /** Needs `Outbox`, `DeliveryQueue` and `IdGenerator`. */
+  static readonly layer = Layer.effect(this, this.make)
+}
 
 /** Encodes a model to the JSON the API returns, for event data (D35). */
-export const encodeData = <A, I extends EventData>(schema: Schema.Schema<A, I>, value: A): EventData =>
+export const encodeData = <A, I extends EventData>(schema: Schema.Codec<A, I>, value: A): EventData =>
   Schema.encodeSync(schema)(value)

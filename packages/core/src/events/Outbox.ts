@@ -11,7 +11,7 @@ export interface EventFilter {
   readonly event?: EventType | undefined
 }
 
-export class Outbox extends Context.Tag("@support-engine/core/Outbox")<Outbox, {
+export class Outbox extends Context.Service<Outbox, {
   readonly append: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
   readonly findById: (workspaceId: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<Event>, PersistenceError>
   /** Newest first (`occurred_at` desc, `id` desc). */
@@ -27,4 +27,4 @@ export class Outbox extends Context.Tag("@support-engine/core/Outbox")<Outbox, {
     filter: EventFilter,
     limit: number
   ) => Effect.Effect<ReadonlyArray<Event>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/Outbox") {}

@@ -11,7 +11,7 @@
  * processes by `IdempotencyStore.claim` (a transaction-scoped try-lock on PostgreSQL). With SQLite's one
  * connection, waiting for the key inside the transaction would deadlock, so nothing here waits.
  */
-import { DateTime, Duration, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { digest } from "../shared/Digest.js"
 import { IdempotencyKeyInUse, IdempotencyKeyReused, type PersistenceError, ValidationError } from "../shared/Errors.js"
 import type { WorkspaceId } from "../shared/Ids.js"
@@ -30,7 +30,7 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
   digest(`${method.toUpperCase()} ${path}\n${body === undefined ? "" : JSON.stringify(body)}`)
 
 /** A key: 1 to 255 characters (D52). */
-export const IdempotencyKey = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))
+export const IdempotencyKey = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
 
 /** How a keyed request ended: run now (`fresh`, with the caller's own value) or answered from the record. */
 export type IdempotentResult<A> =
@@ -45,8 +45,8 @@ class Unrecorded<A> {
   constructor(readonly value: A) {}
 }
 
-export class Idempotency extends Effect.Service<Idempotency>()("@support-engine/core/Idempotency", {
-  effect: Effect.gen(function*() {
+export class Idempotency extends Context.Service<Idempotency>()("@support-engine/core/Idempotency", {
+  make: Effect.gen(function*() {
     const store = yield* IdempotencyStore
     const tx = yield* Transactor
     const inFlight = new Set<string>()
@@ -93,7 +93,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@support-engine/
           (unrecorded) => Effect.succeed(fresh(unrecorded.value))
         )
       )
-      return Effect.zipRight(
+      return Effect.andThen(
         checkKey(key),
         Effect.suspend(() => {
           if (inFlight.has(slot)) return Effect.fail(new IdempotencyKeyInUse())
@@ -108,4 +108,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@support-engine/
 
     return { run } as const
   })
-}) {}
+}) {
+  /** Needs `IdempotencyStore` and `Transactor`. */
+  static readonly layer = Layer.effect(this, this.make)
+}

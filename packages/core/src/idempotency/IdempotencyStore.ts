@@ -16,7 +16,7 @@ export interface StoredOutcome extends IdempotentOutcome {
   readonly fingerprint: string
 }
 
-export class IdempotencyStore extends Context.Tag("@support-engine/core/IdempotencyStore")<IdempotencyStore, {
+export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   /**
    * Inside the caller's transaction: claims the key for the rest of it, or answers false at once when another
    * transaction (perhaps in another process) holds it. Never waits.
@@ -36,4 +36,4 @@ export class IdempotencyStore extends Context.Tag("@support-engine/core/Idempote
     now: DateTime.Utc,
     expiresAt: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
-}>() {}
+}>()("@support-engine/core/IdempotencyStore") {}

@@ -7,9 +7,9 @@ import { SearchText } from "../shared/TextSearch.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
 
-export const ArticleStatus = Schema.Literal("draft", "published")
+export const ArticleStatus = Schema.Literals(["draft", "published"])
 /** `github` is the lowercase name of the code-hosting integration the specification refers to. */
-export const ArticleSource = Schema.Literal("manual", "auto_generated", "mcp", "github")
+export const ArticleSource = Schema.Literals(["manual", "auto_generated", "mcp", "github"])
 
 export class Translation extends Model.Class<Translation>("Translation")({
   locale: Schema.String,
@@ -47,27 +47,31 @@ export class Revision extends Model.Class<Revision>("Revision")({
   created_at: Timestamp
 }) {}
 
-/** A BCP 47-style tag (`en`, `pt-BR`, `zh-Hant`), at most 10 characters like a customer's locale. */
-export const Locale = BoundedString(10).pipe(
-  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: () => "must be a locale such as en or pt-BR" })
+/**
+ * A BCP 47-style tag (`en`, `pt-BR`, `zh-Hant`), at most 10 characters like a customer's locale. The patterns here
+ * are `u` RegExps because Effect writes a pattern into JSON Schema (OpenAPI) only for those; on ASCII classes the
+ * flag changes nothing.
+ */
+export const Locale = BoundedString(10).check(
+  Schema.isPattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/u, { message: "must be a locale such as en or pt-BR" })
 )
 /** A URL path segment. Bounded at 255, not D33's 65,535: it is a key of a unique index (PostgreSQL caps those). */
-export const Slug = BoundedString(255).pipe(
-  Schema.pattern(/^[a-z0-9]+(-[a-z0-9]+)*$/, { message: () => "must be lower-case letters, digits and dashes" })
+export const Slug = BoundedString(255).check(
+  Schema.isPattern(/^[a-z0-9]+(-[a-z0-9]+)*$/u, { message: "must be lower-case letters, digits and dashes" })
 )
-const Title = Text.pipe(Schema.minLength(1))
+const Title = Text.check(Schema.isMinLength(1))
 /** An ordering key; at most the largest 32-bit integer, what every SQL dialect's INTEGER holds. */
-const Position = Schema.Int.pipe(Schema.between(0, 2_147_483_647))
+const Position = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2_147_483_647 }))
 
 // The specification lists no bound for these: D33's 65,535.
 const translationFields = {
-  slug: Schema.optional(Slug),
-  content: Schema.optional(Text),
-  excerpt: Schema.optional(Schema.NullOr(Text)),
-  seo_title: Schema.optional(Schema.NullOr(Text)),
-  noindex: Schema.optional(Schema.Boolean),
-  canonical_url: Schema.optional(Schema.NullOr(HttpUrl)),
-  og_image_url: Schema.optional(Schema.NullOr(HttpUrl))
+  slug: Schema.optionalKey(Slug),
+  content: Schema.optionalKey(Text),
+  excerpt: Schema.optionalKey(Schema.NullOr(Text)),
+  seo_title: Schema.optionalKey(Schema.NullOr(Text)),
+  noindex: Schema.optionalKey(Schema.Boolean),
+  canonical_url: Schema.optionalKey(Schema.NullOr(HttpUrl)),
+  og_image_url: Schema.optionalKey(Schema.NullOr(HttpUrl))
 }
 
 export class TranslationInput extends Model.Class<TranslationInput>("TranslationInput")({
@@ -78,31 +82,31 @@ export class TranslationInput extends Model.Class<TranslationInput>("Translation
 
 /** `POST /kb-articles` (D32): at least one translation, one per locale. */
 export class CreateArticle extends Model.Class<CreateArticle>("CreateArticle")({
-  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
-  position: Schema.optional(Schema.NullOr(Position)),
-  status: Schema.optional(ArticleStatus),
-  source: Schema.optional(ArticleSource),
-  translations: Schema.Array(TranslationInput).pipe(Schema.minItems(1), Schema.maxItems(100))
+  category_id: Schema.optionalKey(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optionalKey(Schema.NullOr(Position)),
+  status: Schema.optionalKey(ArticleStatus),
+  source: Schema.optionalKey(ArticleSource),
+  translations: Schema.Array(TranslationInput).check(Schema.isMinLength(1), Schema.isMaxLength(100))
 }) {}
 
 /** `PUT /kb-articles/{id}` (D32): category, position, status. */
 export class UpdateArticle extends Model.Class<UpdateArticle>("UpdateArticle")({
-  category_id: Schema.optional(Schema.NullOr(ArticleCategoryId)),
-  position: Schema.optional(Schema.NullOr(Position)),
-  status: Schema.optional(ArticleStatus)
+  category_id: Schema.optionalKey(Schema.NullOr(ArticleCategoryId)),
+  position: Schema.optionalKey(Schema.NullOr(Position)),
+  status: Schema.optionalKey(ArticleStatus)
 }) {}
 
 /** `PUT /kb-articles/{id}/translations/{locale}` (D32): creates the translation, or revises and updates it. */
 export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation")({
-  title: Schema.optional(Title),
+  title: Schema.optionalKey(Title),
   ...translationFields
 }) {}
 
 export class ListArticles extends Model.Class<ListArticles>("ListArticles")({
   ...PageRequest.fields,
-  status: Schema.optional(ArticleStatus),
+  status: Schema.optionalKey(ArticleStatus),
   /** Search the title, excerpt and content of every translation (D52): every word as a prefix, best first. */
-  q: Schema.optional(SearchText)
+  q: Schema.optionalKey(SearchText)
 }) {}
 
 export class ListRevisions extends Model.Class<ListRevisions>("ListRevisions")({

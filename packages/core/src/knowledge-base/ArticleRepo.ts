@@ -11,7 +11,7 @@ import type { Article, ArticleStatus, Revision, Translation } from "./Article.js
  * locale when it read, so this only happens when another transaction got there first; the service reruns its
  * transaction, which then sees the other write.
  */
-export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")<ArticleRepo, {
+export class ArticleRepo extends Context.Service<ArticleRepo, {
   /** Inserts the article and its translations. */
   readonly insert: (
     workspaceId: WorkspaceId,
@@ -69,4 +69,4 @@ export class ArticleRepo extends Context.Tag("@support-engine/core/ArticleRepo")
     articleId: ArticleId,
     slice: SliceRequest
   ) => Effect.Effect<Slice<Revision>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/ArticleRepo") {}

@@ -2,7 +2,7 @@
  * The knowledge base (D32): articles with translations, a revision saved before every change of a translation's
  * text, and restore. Articles record no events (D34 lists none).
  */
-import { type DateTime, Effect, Option, Schema } from "effect"
+import { Context, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { slugify } from "../agents/Agent.js"
 import { NotFound, orNotFound, PersistenceError, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
@@ -53,8 +53,8 @@ const retryConflicts = <A, E, R>(
       ))
   )
 
-export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-engine/core/KnowledgeBase", {
-  effect: Effect.gen(function*() {
+export class KnowledgeBase extends Context.Service<KnowledgeBase>()("@support-engine/core/KnowledgeBase", {
+  make: Effect.gen(function*() {
     const repo = yield* ArticleRepo
     const tx = yield* Transactor
     const ids = yield* IdGenerator
@@ -64,7 +64,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
 
     /** The article, locked for the rest of the transaction (see `ArticleRepo.lock`). */
     const findForWrite = (workspaceId: WorkspaceId, id: ArticleId) =>
-      Effect.zipRight(repo.lock(workspaceId, id), find(workspaceId, id))
+      Effect.andThen(repo.lock(workspaceId, id), find(workspaceId, id))
 
     /**
      * A slug for a translation: the one given (422 on `field` when another article of the workspace has it in that
@@ -250,7 +250,7 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
 
     const remove = Tracing.fn("KnowledgeBase.delete")(function*(id: ArticleId, options?: WriteOptions) {
       const principal = yield* canWrite
-      const deleted = tx.withTransaction(Effect.zipRight(
+      const deleted = tx.withTransaction(Effect.andThen(
         guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id)),
         repo.delete(principal.workspaceId, id)
       ))
@@ -325,4 +325,6 @@ export class KnowledgeBase extends Effect.Service<KnowledgeBase>()("@support-eng
 
     return { create, get, update, putTranslation, delete: remove, list, listRevisions, restore } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

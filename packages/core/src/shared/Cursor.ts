@@ -5,7 +5,8 @@
  * The token is base64url of a small JSON object. Opaque means clients must not build or read it; it is not a
  * secret (it holds a timestamp and an id the client has already seen), so it is neither signed nor encrypted.
  */
-import { DateTime, Effect, Either, Encoding, Schema } from "effect"
+import { DateTime, Effect, Option, Result, Schema } from "effect"
+import { Base64Url } from "effect/encoding"
 import { ValidationError } from "./Errors.js"
 
 /**
@@ -21,18 +22,18 @@ export interface Position {
   readonly id: string
 }
 
-const Token = Schema.parseJson(Schema.Struct({
-  o: Schema.Literal("n", "u"),
+const Token = Schema.fromJsonString(Schema.Struct({
+  o: Schema.Literals(["n", "u"]),
   t: Schema.Int,
-  i: Schema.String.pipe(Schema.maxLength(64))
+  i: Schema.String.check(Schema.isMaxLength(64))
 }))
-const decodeToken = Schema.decodeUnknownEither(Token)
+const decodeToken = Schema.decodeUnknownOption(Token)
 
 /** The opaque token for a position. */
 export const encodeCursor = (position: Position): string =>
-  Encoding.encodeBase64Url(JSON.stringify({
+  Base64Url.encode(JSON.stringify({
     o: position.order === "newest" ? "n" : "u",
-    t: position.at.epochMillis,
+    t: position.at.epochMilliseconds,
     i: position.id
   }))
 
@@ -40,11 +41,11 @@ const invalid = ValidationError.field("cursor", "must be a cursor from a previou
 
 /** The position a token names; any token this engine did not make is a 422 on `cursor` (D13). */
 export const decodeCursor = (token: string): Effect.Effect<Position, ValidationError> => {
-  const text = Encoding.decodeBase64UrlString(token)
-  if (Either.isLeft(text)) return Effect.fail(invalid)
-  const decoded = decodeToken(text.right)
-  if (Either.isLeft(decoded)) return Effect.fail(invalid)
-  const at = DateTime.make(decoded.right.t)
-  if (at._tag === "None") return Effect.fail(invalid)
-  return Effect.succeed({ order: decoded.right.o === "n" ? "newest" : "updated", at: at.value, id: decoded.right.i })
+  const text = Base64Url.decodeString(token)
+  if (Result.isFailure(text)) return Effect.fail(invalid)
+  const decoded = decodeToken(text.success)
+  if (Option.isNone(decoded)) return Effect.fail(invalid)
+  const at = DateTime.make(decoded.value.t)
+  if (Option.isNone(at)) return Effect.fail(invalid)
+  return Effect.succeed({ order: decoded.value.o === "n" ? "newest" : "updated", at: at.value, id: decoded.value.i })
 }

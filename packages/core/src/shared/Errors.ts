@@ -6,12 +6,22 @@
  */
 import { Effect, Option, Schema } from "effect"
 
+/**
+ * A `message` field with a default: optional when the error is made (`new Unauthenticated()`) and when it is
+ * decoded (a client reading a body without one), always present on the instance.
+ */
+const messageOr = (message: string) =>
+  Schema.String.pipe(
+    Schema.withConstructorDefault(Effect.succeed(message)),
+    Schema.withDecodingDefaultType(Effect.succeed(message))
+  )
+
 /** The message of every 500 that has no message of its own: no stack, SQL or internal name (D12). */
 export const INTERNAL_ERROR_MESSAGE = "Internal server error."
 
 /** 401: missing, malformed, unknown, expired or revoked token. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
-  message: Schema.optionalWith(Schema.String, { default: () => "Unauthenticated." })
+  message: messageOr("Unauthenticated.")
 }) {
   static readonly status = 401
   static readonly code = "UNAUTHENTICATED"
@@ -61,7 +71,7 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { messa
 }
 
 /** Field name (request names, nested with dots: `agent_ids.0`) to its messages (D13). */
-export const FieldErrors = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+export const FieldErrors = Schema.Record(Schema.String, Schema.Array(Schema.String))
 export type FieldErrors = typeof FieldErrors.Type
 
 /** 422: body, query or path validation failed (D13). */
@@ -129,9 +139,7 @@ export class InvalidAgent extends Schema.TaggedError<InvalidAgent>()("InvalidAge
 
 /** 422 (standard envelope): url training must go through `POST /training-data/url/process` (D30). */
 export class UrlDiscoveryRequired extends Schema.TaggedError<UrlDiscoveryRequired>()("UrlDiscoveryRequired", {
-  message: Schema.optionalWith(Schema.String, {
-    default: () => "URL training data must be created through the URL process endpoint."
-  })
+  message: messageOr("URL training data must be created through the URL process endpoint.")
 }) {
   static readonly status = 422
   static readonly code = "URL_DISCOVERY_REQUIRED"
@@ -141,7 +149,7 @@ export class UrlDiscoveryRequired extends Schema.TaggedError<UrlDiscoveryRequire
 
 /** 422 (standard envelope): a URL process request held no valid URL (D30). */
 export class NoUrlsProvided extends Schema.TaggedError<NoUrlsProvided>()("NoUrlsProvided", {
-  message: Schema.optionalWith(Schema.String, { default: () => "No valid URLs were provided." })
+  message: messageOr("No valid URLs were provided.")
 }) {
   static readonly status = 422
   static readonly code = "NO_URLS_PROVIDED"
@@ -161,7 +169,7 @@ export class BusinessStateError extends Schema.TaggedError<BusinessStateError>()
 
 /** 500 with code PROCESSING_FAILED: URL or training processing failed. */
 export class ProcessingFailed extends Schema.TaggedError<ProcessingFailed>()("ProcessingFailed", {
-  message: Schema.optionalWith(Schema.String, { default: () => INTERNAL_ERROR_MESSAGE })
+  message: messageOr(INTERNAL_ERROR_MESSAGE)
 }) {
   static readonly status = 500
   static readonly code = "PROCESSING_FAILED"
@@ -171,7 +179,7 @@ export class ProcessingFailed extends Schema.TaggedError<ProcessingFailed>()("Pr
 
 /** 500 with code CREATION_FAILED: a resource could not be created. */
 export class CreationFailed extends Schema.TaggedError<CreationFailed>()("CreationFailed", {
-  message: Schema.optionalWith(Schema.String, { default: () => INTERNAL_ERROR_MESSAGE })
+  message: messageOr(INTERNAL_ERROR_MESSAGE)
 }) {
   static readonly status = 500
   static readonly code = "CREATION_FAILED"
@@ -185,7 +193,7 @@ export class CreationFailed extends Schema.TaggedError<CreationFailed>()("Creati
  */
 export class PersistenceError extends Schema.TaggedError<PersistenceError>()("PersistenceError", {
   reason: Schema.String,
-  cause: Schema.optional(Schema.Defect)
+  cause: Schema.optional(Schema.Defect())
 }) {
   static readonly status = 500
   static readonly code = null
@@ -198,9 +206,7 @@ export class PersistenceError extends Schema.TaggedError<PersistenceError>()("Pe
 
 /** 412 PRECONDITION_FAILED (D52): `If-Match` names a version that is no longer current; nothing was changed. */
 export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
-  message: Schema.optionalWith(Schema.String, {
-    default: () => "The resource has changed since the version given in If-Match."
-  })
+  message: messageOr("The resource has changed since the version given in If-Match.")
 }) {
   static readonly status = 412
   static readonly code = "PRECONDITION_FAILED"
@@ -210,9 +216,7 @@ export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()
 
 /** 422 IDEMPOTENCY_KEY_REUSED (D52): the key was first used with another request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
-  message: Schema.optionalWith(Schema.String, {
-    default: () => "This Idempotency-Key was already used with a different request."
-  })
+  message: messageOr("This Idempotency-Key was already used with a different request.")
 }) {
   static readonly status = 422
   static readonly code = "IDEMPOTENCY_KEY_REUSED"
@@ -222,9 +226,7 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
 
 /** 409 IDEMPOTENCY_KEY_IN_USE (D52): the first request with this key is still running. */
 export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {
-  message: Schema.optionalWith(Schema.String, {
-    default: () => "A request with this Idempotency-Key is still in progress; retry later."
-  })
+  message: messageOr("A request with this Idempotency-Key is still in progress; retry later.")
 }) {
   static readonly status = 409
   static readonly code = "IDEMPOTENCY_KEY_IN_USE"

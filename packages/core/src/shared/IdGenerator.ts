@@ -2,7 +2,7 @@
  * Ids and secrets come from this service (D4, D5), never from `crypto.randomUUID()` at call sites,
  * so a test can make them deterministic.
  */
-import { Clock, Effect, FiberRef, Layer, Random } from "effect"
+import { Clock, Context, Effect, Layer, Random } from "effect"
 import { randomBytes, randomFillSync } from "node:crypto"
 import { currentIdStream, type IdStreams, makeIdStreams } from "./IdStreams.js"
 
@@ -72,21 +72,27 @@ const pooledBytes = (() => {
     })
 })()
 
-/** The seed of a `Deterministic` generator: 32 bytes of Effect's `Random` (seedable with `TestRandom`). */
+/** The seed of a `Deterministic` generator: 32 bytes of Effect's `Random` (seedable with `Random.withSeed`). */
 const seedFromRandom = Effect.gen(function*() {
   const bytes = new Uint8Array(32)
-  for (let i = 0; i < bytes.length; i++) bytes[i] = yield* Random.nextIntBetween(0, 256)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = yield* Random.nextIntBetween(0, 256, { halfOpen: true })
   return bytes
 })
 
-export class IdGenerator extends Effect.Service<IdGenerator>()("@support-engine/core/IdGenerator", {
-  sync: () => ({
-    /** A new UUIDv7 whose time part comes from Effect's `Clock`; increasing within this generator. */
-    uuid: monotonic(pooledBytes),
-    /** Cryptographically random bytes, for token values and webhook secrets. */
-    secret: cryptoBytes
-  })
-}) {
+export interface IdGeneratorShape {
+  /** A new UUIDv7 whose time part comes from Effect's `Clock`; increasing within this generator. */
+  readonly uuid: Effect.Effect<string>
+  /** Cryptographically random bytes, for token values and webhook secrets. */
+  readonly secret: (size: number) => Effect.Effect<Uint8Array<ArrayBuffer>>
+}
+
+export class IdGenerator extends Context.Service<IdGenerator, IdGeneratorShape>()("@support-engine/core/IdGenerator") {
+  /** The production generator: monotonic UUIDv7 and cryptographic secrets. */
+  static readonly layer: Layer.Layer<IdGenerator> = Layer.sync(
+    IdGenerator,
+    () => IdGenerator.of({ uuid: monotonic(pooledBytes), secret: cryptoBytes })
+  )
+
   /**
    * Ids and secrets drawn from `streams` (IdStreams.ts): each fiber's from the stream it names, so they do not
    * depend on the order in which concurrent fibers draw. Ids increase within a stream and, across streams, from one
@@ -96,21 +102,21 @@ export class IdGenerator extends Effect.Service<IdGenerator>()("@support-engine/
   static readonly fromStreams = (streams: IdStreams): Layer.Layer<IdGenerator> =>
     Layer.succeed(
       IdGenerator,
-      IdGenerator.make({
-        uuid: Effect.flatMap(FiberRef.get(currentIdStream), (stream) =>
+      IdGenerator.of({
+        uuid: Effect.flatMap(currentIdStream, (stream) =>
           Effect.clockWith((clock) =>
             Effect.sync(() => {
               // Read with the draw, in one step: the id's time and its stream's state always agree.
-              const now = clock.unsafeCurrentTimeMillis()
+              const now = clock.currentTimeMillisUnsafe()
               return uuidV7(now, streams.next(stream, now))
             })
           )),
-        secret: (size) => Effect.map(FiberRef.get(currentIdStream), (stream) => streams.bytes(stream, size))
+        secret: (size) => Effect.map(currentIdStream, (stream) => streams.bytes(stream, size))
       })
     )
 
   /** `fromStreams` over streams seeded from Effect's `Random`: the same seeded `Random` gives the same ids. */
-  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.unwrapEffect(
+  static readonly Deterministic: Layer.Layer<IdGenerator> = Layer.unwrap(
     Effect.map(seedFromRandom, (seed) => IdGenerator.fromStreams(makeIdStreams(seed)))
   )
 }

@@ -5,18 +5,23 @@
  * on PostgreSQL varies from run to run (issue 19).
  *
  * Each background loop names its stream (`withIdStream`), the simulator names one per step; a fiber inherits its
- * parent's. The production generator never reads the name, so naming costs a hosted engine one `FiberRef` set per
+ * parent's. The production generator never reads the name, so naming costs a hosted engine one context entry per
  * loop, not per id.
  */
-import { Effect, FiberRef } from "effect"
+import { Context, Effect } from "effect"
 import { createHash } from "node:crypto"
 
 /** The stream the current fiber draws from; "main" until something names one. */
-export const currentIdStream: FiberRef.FiberRef<string> = FiberRef.unsafeMake("main")
+export const currentIdStream: Context.Reference<string> = Context.Reference(
+  "@support-engine/core/IdStreams/currentIdStream",
+  {
+    defaultValue: () => "main"
+  }
+)
 
 /** Runs `self` (and the fibers it forks) drawing its deterministic ids from the stream `name`. */
 export const withIdStream = (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locally(self, currentIdStream, name)
+  Effect.provideService(self, currentIdStream, name)
 
 /** Largest turn number an id can show within one millisecond (rand_a has 12 bits). */
 const MAX_TURN = 0xfff

@@ -1,51 +1,22 @@
 /**
- * The base of every model and request class: `Schema.Class` with the same fields, annotations, encoding and
- * constructor checks, but a constructor validator compiled once per class.
+ * The base of every model and request class: `Schema.Class`, under the name every model already uses.
  *
- * Why: in effect 3.22, `Schema.Class`'s constructor calls `ParseResult.validateSync(schema)` on every `new`, which
- * derives a fresh type-side AST each time and so misses the parser cache: about 100 µs per `new Customer(...)`
- * against under 2 µs for the construction itself (bench/, docs/performance.md). Every repository read and every
- * service write builds models, so that was the largest single cost of a read. Here the same check runs through a
- * validator compiled on first use; `new X(props, true)` still skips it, as with `Schema.Class`.
+ * On Effect 3 this was a faster copy of `Schema.Class` whose constructor compiled its validator once per class (the
+ * stock one derived a new one on every `new`). Effect 4's `Schema.Class` compiles its constructor's parser once, so
+ * the stock class is used as it is. `new X(props, { disableChecks: true })` skips the field checks of props that
+ * were just decoded.
  */
-import { ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
-type Disable = boolean | { readonly disableValidation?: boolean } | undefined
+export const Class = Schema.Class
 
-const disabled = (options: Disable): boolean =>
-  typeof options === "boolean" ? options : options?.disableValidation === true
-
-/** What `Schema.Class<Self>(identifier)(fields)` returns. */
-type ModelClass<Self, Fields extends Schema.Struct.Fields> = Schema.Class<
-  Self,
-  Fields,
-  Schema.Struct.Encoded<Fields>,
-  Schema.Struct.Context<Fields>,
-  Schema.Struct.Constructor<Fields>,
-  object,
-  object
->
-
-export const Class = <Self>(identifier: string) =>
-<Fields extends Schema.Struct.Fields>(
-  fields: Fields,
-  annotations?: Schema.Annotations.Schema<Self>
-): ModelClass<Self, Fields> => {
-  const Base = Schema.Class<Self>(identifier)(fields, annotations) as unknown as new(
-    props: unknown,
-    options?: Disable
-  ) => object
-  let validate: ((input: unknown) => unknown) | undefined
-  const Model = class extends Base {
-    constructor(props: unknown, options?: Disable) {
-      // The base merges field defaults and assigns without validating; the fields are then checked as the base
-      // would check them (after defaults), with a validator compiled once for the class.
-      super(props, true)
-      if (!disabled(options)) {
-        validate ??= ParseResult.validateSync(Schema.Struct(fields))
-        validate(this)
-      }
-    }
-  }
-  return Model as unknown as ModelClass<Self, Fields>
-}
+/**
+ * A field with a default (Effect 3's `optionalWith(schema, { default })`): optional when the model is made and when
+ * it is decoded (absent or `undefined`), always present on the value.
+ */
+export const withDefault =
+  <S extends Schema.Top & Schema.WithoutConstructorDefault>(value: () => S["Type"] & S["~type.make.in"]) =>
+  (schema: S): Schema.withDecodingDefaultType<Schema.withConstructorDefault<S>> =>
+    Schema.withDecodingDefaultType<Schema.withConstructorDefault<S>>(Effect.sync(value))(
+      Schema.withConstructorDefault<S>(Effect.sync(value))(schema)
+    )

@@ -10,7 +10,7 @@
  * Every answer, page numbers included, carries `meta.next_cursor` (null at the end), so a client may start with
  * page 1 and continue by cursor.
  */
-import { type DateTime, Effect, Schema } from "effect"
+import { type DateTime, Effect, Schema, SchemaTransformation } from "effect"
 import { decodeCursor, encodeCursor, type ListOrder } from "./Cursor.js"
 import { ValidationError } from "./Errors.js"
 import * as Model from "./Model.js"
@@ -25,22 +25,21 @@ export const MAX_PAGE = 1_000_000
  * A query integer (D49): decimal digits only. `Schema.NumberFromString` takes anything `Number()` reads (`0x10`,
  * `1e1`, `+5`, `5.0`), which a client must not rely on, and `1e15` passed its integer check.
  */
-export const DecimalInt = Schema.compose(
-  Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}$/, { message: () => "must be a whole number in decimal digits" })),
-  Schema.NumberFromString
-)
-export const PerPage = DecimalInt.pipe(Schema.int(), Schema.between(1, 100))
-export const PageNumber = DecimalInt.pipe(Schema.int(), Schema.between(1, MAX_PAGE))
+export const DecimalInt = Schema.String.check(
+  Schema.isPattern(/^[0-9]{1,16}$/, { message: "must be a whole number in decimal digits" })
+).pipe(Schema.decodeTo(Schema.Number, SchemaTransformation.numberFromString))
+export const PerPage = DecimalInt.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))
+export const PageNumber = DecimalInt.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: MAX_PAGE }))
 /** A cursor as clients send it back: opaque, and never longer than what the engine makes. */
-export const CursorToken = Schema.String.pipe(Schema.maxLength(512))
+export const CursorToken = Schema.String.check(Schema.isMaxLength(512))
 
 /** `page`, `per_page`, `cursor` and `updated_since` as typed values (D16, D52). */
 export class PageRequest extends Model.Class<PageRequest>("PageRequest")({
   /** Absent means 1; sent together with `cursor` or `updated_since`, a 422 (D52). */
-  page: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_PAGE))),
-  per_page: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 15 }),
-  cursor: Schema.optional(CursorToken),
-  updated_since: Schema.optional(Timestamp)
+  page: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_PAGE }))),
+  per_page: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })).pipe(Model.withDefault(() => 15)),
+  cursor: Schema.optionalKey(CursorToken),
+  updated_since: Schema.optionalKey(Timestamp)
 }) {
   get offset(): number {
     return ((this.page ?? 1) - 1) * this.per_page
@@ -61,7 +60,7 @@ export class PageMeta extends Model.Class<PageMeta>("PageMeta")({
    * Present (true) when the page holds fewer than `per_page` items because the next one would have taken it past the
    * byte budget (PageBytes.ts); `next_cursor` continues right after the last item served.
    */
-  truncated: Schema.optional(Schema.Literal(true))
+  truncated: Schema.optionalKey(Schema.Literal(true))
 }) {}
 
 export interface Page<A> {
@@ -190,8 +189,7 @@ export const makePage = <A>(
 }
 
 /** A page schema for a resource, for adapters and the Promise facade. */
-export const PageSchema = <A, I, R>(item: Schema.Schema<A, I, R>) =>
-  Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
+export const PageSchema = <S extends Schema.Top>(item: S) => Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
 
 /** The sort key of a resource listed by `created_at` and synced by `updated_at` (most lists). */
 export const timestampsKey = (a: {

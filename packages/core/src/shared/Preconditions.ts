@@ -24,13 +24,13 @@ export type TaggedResource =
   | "webhooks"
 
 /** Storage port: holds a resource's row for the rest of the current transaction (a no-op where writes serialise). */
-export class RowLocks extends Context.Tag("@support-engine/core/RowLocks")<RowLocks, {
+export class RowLocks extends Context.Service<RowLocks, {
   readonly lock: (
     resource: TaggedResource,
     workspaceId: WorkspaceId,
     id: string
   ) => Effect.Effect<void, PersistenceError>
-}>() {}
+}>()("@support-engine/core/RowLocks") {}
 
 /** Options of a single-resource write. */
 export interface WriteOptions {
@@ -45,7 +45,7 @@ export const entityTagOfText = (json: string): string => `"${digest(json)}"`
 export const entityTagOfJson = (encoded: unknown): string => entityTagOfText(JSON.stringify(encoded))
 
 /** The strong entity tag of `value` as `schema` encodes it. */
-export const entityTag = <A, I>(schema: Schema.Schema<A, I>) => {
+export const entityTag = <A, I>(schema: Schema.Codec<A, I>) => {
   const encode = Schema.encodeSync(schema)
   return (value: A): string => entityTagOfJson(encode(value))
 }
@@ -68,9 +68,9 @@ export const ifMatchAccepts = (header: string, current: string): boolean => {
  * the same for a delete that does not otherwise read the row (`NotFound` when it is gone).
  */
 export const writeGuard = <A, I>(
-  locks: Context.Tag.Service<RowLocks>,
+  locks: RowLocks["Service"],
   resource: TaggedResource,
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   name: string
 ) => {
   const tagOf = entityTag(schema)

@@ -5,16 +5,16 @@
  */
 import { Context, Effect, Schema } from "effect"
 import { InsufficientAbility } from "./Errors.js"
-import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "./Ids.js"
+import { type AgentId, type ApiTokenId, type OrganizationId, type UserId, Uuid, type WorkspaceId } from "./Ids.js"
 import * as Model from "./Model.js"
 
-export const Ability = Schema.Literal("external-api:read", "external-api:write")
+export const Ability = Schema.Literals(["external-api:read", "external-api:write"])
 export type Ability = typeof Ability.Type
 
 /** Who caused a change (D44). */
 export class Actor extends Model.Class<Actor>("Actor")({
-  type: Schema.Literal("api_token", "user", "agent", "system"),
-  id: Schema.NullOr(Schema.UUID)
+  type: Schema.Literals(["api_token", "user", "agent", "system"]),
+  id: Schema.NullOr(Uuid)
 }) {
   static readonly system = new Actor({ type: "system", id: null })
   static apiToken(id: ApiTokenId): Actor {
@@ -35,7 +35,7 @@ export interface PrincipalShape {
   readonly actor: Actor
 }
 
-export class Principal extends Context.Tag("@support-engine/core/Principal")<Principal, PrincipalShape>() {
+export class Principal extends Context.Service<Principal, PrincipalShape>()("@support-engine/core/Principal") {
   /** A principal with every ability, acting as the engine itself (background work, provisioning). */
   static system(workspaceId: WorkspaceId, organizationId: OrganizationId): PrincipalShape {
     return { workspaceId, organizationId, abilities: ["external-api:read", "external-api:write"], actor: Actor.system }

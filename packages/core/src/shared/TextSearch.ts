@@ -8,7 +8,7 @@ import { ValidationError } from "./Errors.js"
 import { StoredString } from "./Validation.js"
 
 /** `q` as sent: at most 200 characters. */
-export const SearchText = StoredString.pipe(Schema.maxLength(200)).annotations({
+export const SearchText = StoredString.check(Schema.isMaxLength(200)).annotate({
   description: "Full-text search: every word (letters and digits) must match, as a prefix, case-insensitive; " +
     "best match first. Paged by page number only (not with cursor or updated_since)."
 })

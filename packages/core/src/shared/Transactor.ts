@@ -5,17 +5,17 @@
 import { Context, Effect, Option } from "effect"
 import type { PersistenceError } from "./Errors.js"
 
-export class Transactor extends Context.Tag("@support-engine/core/Transactor")<Transactor, {
+export class Transactor extends Context.Service<Transactor, {
   readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PersistenceError, R>
-}>() {}
+}>()("@support-engine/core/Transactor") {}
 
 /**
  * Effects to run once the outermost transaction has committed (waking a worker, for example). The storage adapter
  * provides it inside its outermost transaction; core registers through `afterCommit`.
  */
-export class AfterCommit extends Context.Tag("@support-engine/core/AfterCommit")<AfterCommit, {
+export class AfterCommit extends Context.Service<AfterCommit, {
   readonly add: (effect: Effect.Effect<void>) => void
-}>() {}
+}>()("@support-engine/core/AfterCommit") {}
 
 /**
  * Runs `effect` after the current transaction commits, or now when there is none; nothing runs on rollback. A wake-up

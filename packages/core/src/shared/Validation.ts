@@ -3,9 +3,9 @@
  * field-keyed shape of D13. HttpApi decodes its own requests; the HTTP adapter renders its parse errors
  * through `fieldErrors` too, so both faces report the same keys and messages.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { type FieldErrors, ValidationError } from "./Errors.js"
-import { withPlainMessages } from "./ValidationMessages.js"
+import { plainIssues } from "./ValidationMessages.js"
 
 /** Longest message a field error carries: a schema author's message could otherwise be of any length. */
 export const MAX_MESSAGE_LENGTH = 200
@@ -15,8 +15,8 @@ const shorten = (message: string): string =>
 
 /**
  * The D13 field errors of decode issues (the in-process decoders' and HttpApi's alike): keyed by dotted request
- * path (`agent_ids.0`), `body` for the root, each message once. The messages are the plain ones of schemas made
- * with `withPlainMessages` (ValidationMessages.ts); this only groups them.
+ * path (`agent_ids.0`), `body` for the root, each message once. The messages are the plain ones of
+ * ValidationMessages.ts; this only groups them.
  */
 export const fieldErrorsFromIssues = (
   issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
@@ -33,25 +33,61 @@ export const fieldErrorsFromIssues = (
   return out
 }
 
-/** Field errors of a parse error (D13). */
-export const fieldErrors = (error: ParseResult.ParseError): FieldErrors =>
-  fieldErrorsFromIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+/** Field errors of a schema error (D13). */
+export const fieldErrors = (error: Schema.SchemaError): FieldErrors => fieldErrorsFromIssues(plainIssues(error.issue))
+
+const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> => {
+  if (typeof value !== "object" || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * The input as a JSON round trip would hand it over: every key whose value is `undefined` left out, in plain objects
+ * at any depth (arrays' objects included). Optional request fields are optional keys: JSON cannot send `undefined`,
+ * and `null` is refused where a field is not nullable, so an in-process caller's `{ tone: undefined }` means what a
+ * JSON client's absent key means. Input without such keys is returned as it is, uncopied.
+ */
+export const withoutUndefinedKeys = (input: unknown): unknown => {
+  if (Array.isArray(input)) {
+    let out: Array<unknown> | undefined
+    input.forEach((item: unknown, index) => {
+      const cleaned = withoutUndefinedKeys(item)
+      if (cleaned !== item) (out ??= [...input])[index] = cleaned
+    })
+    return out ?? input
+  }
+  if (!isPlainObject(input)) return input
+  let changed = false
+  const entries: Array<readonly [string, unknown]> = []
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) {
+      changed = true
+      continue
+    }
+    const cleaned = withoutUndefinedKeys(value)
+    if (cleaned !== value) changed = true
+    entries.push([key, cleaned])
+  }
+  return changed ? Object.fromEntries(entries) : input
+}
 
 /**
  * Decodes `input` with `schema`, failing with a `ValidationError` that lists every field error (D13). Unknown
- * fields are ignored. Valid input is decoded once with Effect's default options; only input that fails is
- * decoded again with `errors: "all"` for the whole report: decode options cost every call an object merge in
- * Effect's parser, and most input is valid (http's Requests.ts does the same).
+ * fields are ignored, and so are keys holding `undefined` (`withoutUndefinedKeys`), as a JSON body would have
+ * them. Valid input is decoded once, stopping at the first failure; only input that fails is decoded again with
+ * `errors: "all"` for the whole report, which visits every field and check: most input is valid.
  */
-export const decodeRequest = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const plain = withPlainMessages(schema)
-  const decode = Schema.decodeUnknown(plain)
-  const decodeEveryError = Schema.decodeUnknown(plain, { errors: "all" })
-  return (input: unknown): Effect.Effect<A, ValidationError> =>
-    Effect.catchAll(
-      decode(input),
-      () => Effect.mapError(decodeEveryError(input), (error) => new ValidationError({ errors: fieldErrors(error) }))
+export const decodeRequest = <A, I>(schema: Schema.Codec<A, I>) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  const decodeEveryError = Schema.decodeUnknownEffect(schema, { errors: "all" })
+  return (input: unknown): Effect.Effect<A, ValidationError> => {
+    const plain = withoutUndefinedKeys(input)
+    return Effect.catch(
+      decode(plain),
+      () => Effect.mapError(decodeEveryError(plain), (error) => new ValidationError({ errors: fieldErrors(error) }))
     )
+  }
 }
 
 /** U+0000, or a UTF-16 surrogate that is not half of a pair (an emoji's pair is fine). */
@@ -62,8 +98,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * A string every database stores as sent (D48): PostgreSQL refuses U+0000 in text (a 500 before this check) and
  * SQLite silently replaces lone surrogates, so both are refused here, in core, for every face of the engine.
  */
-export const StoredString = Schema.String.pipe(
-  Schema.filter((s) =>
+export const StoredString = Schema.String.check(
+  Schema.makeFilter((s: string) =>
     NUL.test(s) ?
       "must not contain NUL (U+0000) characters" :
       LONE_SURROGATE.test(s) ?
@@ -73,14 +109,14 @@ export const StoredString = Schema.String.pipe(
 )
 
 /** A string of at most `max` characters (D33: 65,535 where the contract lists no bound), storable (D48). */
-export const BoundedString = (max: number) => StoredString.pipe(Schema.maxLength(max))
+export const BoundedString = (max: number) => StoredString.check(Schema.isMaxLength(max))
 export const DEFAULT_MAX_LENGTH = 65_535
 export const Text = BoundedString(DEFAULT_MAX_LENGTH)
 
 /** An absolute http(s) URL of at most 2,048 characters. */
-export const HttpUrl = StoredString.pipe(
-  Schema.maxLength(2048),
-  Schema.filter((s) => {
+export const HttpUrl = StoredString.check(
+  Schema.isMaxLength(2048),
+  Schema.makeFilter((s: string) => {
     try {
       const url = new URL(s)
       return url.protocol === "http:" || url.protocol === "https:" || "must be an absolute http(s) URL"
@@ -90,8 +126,12 @@ export const HttpUrl = StoredString.pipe(
   })
 )
 
-/** An email address (the shape check every mail client agrees on; deliverability is not checked). */
-export const Email = StoredString.pipe(
-  Schema.maxLength(255),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be a valid email address" })
+/**
+ * An email address (the shape check every mail client agrees on; deliverability is not checked). The RegExp is `u`
+ * so that Effect writes it into JSON Schema as `pattern`; it accepts the same strings (a character outside the BMP
+ * counts once instead of twice, which `+` does not see).
+ */
+export const Email = StoredString.check(
+  Schema.isMaxLength(255),
+  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, { message: "must be a valid email address" })
 )

@@ -3,37 +3,50 @@
  * chat`, `is required`, `must be null or a string`. A message names the rule the value broke, never schema
  * syntax, and never repeats the value (it may be a secret or a megabyte of text).
  *
- * Effect's formatters already take a schema's `message` and `missingMessage` annotations; `withPlainMessages`
- * puts one on every node of a request schema, and that annotation reads the failure's `ParseIssue` tree (which
- * member of a union the value matched, which refinement failed, with the bounds its JSON Schema annotation
- * states). So the in-process decoders and HttpApi, which keeps only `ArrayFormatter`'s output of its decode
- * failures, report the same message for the same rule.
+ * A failed decode keeps its whole `SchemaIssue` tree (in-process decoders and HttpApi alike), so the messages are
+ * read from that tree: which member of a union the value matched, which check failed (Effect's checks state their
+ * bounds in their `representation`), which key or item was missing. The schema itself needs nothing added.
  */
-import type { ParseResult } from "effect"
-import { Option, Predicate, Schema, SchemaAST } from "effect"
+import { Predicate, SchemaAST } from "effect"
+import type { Schema, SchemaIssue } from "effect"
 
 const format = (n: number): string => n.toLocaleString("en-US")
 
 const count = (n: number, unit: string): string => `${format(n)} ${unit}${n === 1 ? "" : "s"}`
 
-const jsonSchemaOf = (ast: SchemaAST.AST): Record<string, unknown> => {
-  const annotation = SchemaAST.getJSONSchemaAnnotation(ast)
-  return Option.isSome(annotation) && Predicate.isRecord(annotation.value) ? annotation.value : {}
+/** Every check of a node, the members of check groups included. */
+const checksOf = (ast: SchemaAST.AST): Array<SchemaAST.Filter<unknown>> => {
+  const out: Array<SchemaAST.Filter<unknown>> = []
+  const add = (checks: ReadonlyArray<SchemaAST.Check<unknown>>): void => {
+    for (const check of checks) {
+      if (check._tag === "FilterGroup") add(check.checks)
+      else out.push(check)
+    }
+  }
+  add(ast.checks ?? [])
+  return out
 }
 
-/** Nouns a node's own annotations imply, more exact than its base type's: `an integer` rather than `a number`. */
+const representationId = (filter: SchemaAST.Filter<unknown>): string | undefined =>
+  filter.annotations?.representation?.id
+
+const hasCheck = (ast: SchemaAST.AST, name: string): boolean =>
+  checksOf(ast).some((check) => representationId(check) === `effect/schema/${name}`)
+
+const formatOf = (ast: SchemaAST.AST): unknown =>
+  ast.annotations?.format ?? SchemaAST.toEncoded(ast).annotations?.format
+
+/** Nouns a node's own checks and annotations imply, more exact than its base type's: `an integer`, not `a number`. */
 const specialNoun = (ast: SchemaAST.AST): string | undefined => {
-  const jsonSchema = jsonSchemaOf(ast)
-  if (jsonSchema.format === "date-time") return "an RFC 3339 date-time"
-  if (jsonSchema.format === "uuid" || ast.annotations[SchemaAST.SchemaIdAnnotationId] === Schema.UUIDSchemaId) {
-    return "a UUID"
-  }
-  if (jsonSchema.format === "email") return "an email address"
-  if (jsonSchema.type === "integer") return "an integer"
+  const format = formatOf(ast)
+  if (format === "date-time") return "an RFC 3339 date-time"
+  if (format === "uuid" || hasCheck(ast, "isUUID") || hasCheck(ast, "isGUID")) return "a UUID"
+  if (format === "email") return "an email address"
+  if (hasCheck(ast, "isInt")) return "an integer"
   return undefined
 }
 
-const isAbsent = (ast: SchemaAST.AST): boolean => ast._tag === "UndefinedKeyword" || ast._tag === "VoidKeyword"
+const isAbsent = (ast: SchemaAST.AST): boolean => ast._tag === "Undefined" || ast._tag === "Void"
 
 const flatten = (types: ReadonlyArray<SchemaAST.AST>): Array<SchemaAST.AST> =>
   types.flatMap((type) => (type._tag === "Union" && specialNoun(type) === undefined ? flatten(type.types) : [type]))
@@ -44,12 +57,10 @@ const either = (parts: ReadonlyArray<string>): string =>
 /** `null or one of: email, chat`: null first, then the literals as one list, then the other types. */
 const unionNoun = (types: ReadonlyArray<SchemaAST.AST>): string => {
   const members = flatten(types).filter((type) => !isAbsent(type))
-  const literals = members.flatMap((type) =>
-    type._tag === "Literal" && type.literal !== null ? [String(type.literal)] : []
-  )
-  const others = members.filter((type) => type._tag !== "Literal").map(noun)
+  const literals = members.flatMap((type) => (type._tag === "Literal" ? [String(type.literal)] : []))
+  const others = members.filter((type) => type._tag !== "Literal" && type._tag !== "Null").map(noun)
   const parts = [
-    ...(members.some((type) => type._tag === "Literal" && type.literal === null) ? ["null"] : []),
+    ...(members.some((type) => type._tag === "Null") ? ["null"] : []),
     ...(literals.length === 0 ? [] : literals.length === 1 ? [literals[0]!] : [`one of: ${literals.join(", ")}`]),
     ...others
   ]
@@ -61,236 +72,228 @@ const noun = (ast: SchemaAST.AST): string => {
   const special = specialNoun(ast)
   if (special !== undefined) return special
   switch (ast._tag) {
-    case "StringKeyword":
+    case "String":
     case "TemplateLiteral":
       return "a string"
-    case "NumberKeyword":
+    case "Number":
       return "a number"
-    case "BooleanKeyword":
+    case "Boolean":
       return "a boolean"
+    case "Null":
+      return "null"
     case "Literal":
-      return ast.literal === null ? "null" : String(ast.literal)
-    case "Enums":
+      return String(ast.literal)
+    case "Enum":
       return `one of: ${ast.enums.map(([, value]) => String(value)).join(", ")}`
-    case "TypeLiteral":
+    case "Objects":
       return "an object"
-    case "TupleType":
+    case "Arrays":
       return "an array"
     case "Union":
       return unionNoun(ast.types)
-    case "Refinement":
-      return noun(ast.from)
-    case "Transformation":
-      // A class is known by its fields; a parsed literal (`"true"` for true) by what is sent.
-      return ast.to._tag === "Declaration" || flatten([ast.from]).every((t) => t._tag === "Literal")
-        ? noun(ast.from)
-        : noun(ast.to)
     case "Suspend":
-      return noun(ast.f())
+      return noun(ast.thunk())
+    case "Declaration":
+      // A class is known by what is sent: its fields.
+      return ast.encoding === undefined ? "a valid value" : noun(SchemaAST.toEncoded(ast))
     default:
       return "a valid value"
   }
 }
 
-/** The rule a refinement states, from the bounds in its JSON Schema annotation (Effect's filters all set one). */
-const ruleOf = (ast: SchemaAST.Refinement): string | undefined => {
-  const { exclusiveMaximum, exclusiveMinimum, maximum, maxItems, maxLength, minimum, minItems, minLength } =
-    jsonSchemaOf(ast)
-  const isNumber = Predicate.isNumber
-  if (isNumber(minLength) && minLength === maxLength) return `must be exactly ${count(minLength, "character")}`
-  if (isNumber(maxLength)) return `must be at most ${count(maxLength, "character")}`
-  if (isNumber(minLength)) {
-    return minLength === 1
-      ? "must not be empty"
-      : `must be at least ${count(minLength, "character")}`
-  }
-  if (isNumber(maxItems)) return `must have at most ${count(maxItems, "item")}`
-  if (isNumber(minItems)) return `must have at least ${count(minItems, "item")}`
-  if (isNumber(minimum) && isNumber(maximum)) return `must be between ${format(minimum)} and ${format(maximum)}`
-  if (isNumber(minimum)) return `must be at least ${format(minimum)}`
-  if (isNumber(maximum)) return `must be at most ${format(maximum)}`
-  if (isNumber(exclusiveMinimum)) return `must be greater than ${format(exclusiveMinimum)}`
-  if (isNumber(exclusiveMaximum)) return `must be less than ${format(exclusiveMaximum)}`
-  const special = specialNoun(ast)
-  if (special !== undefined) return `must be ${special}`
-  // A filter of our own (Effect's carry a schema id) may describe what it accepts: "a string without NUL".
-  const description = SchemaAST.getDescriptionAnnotation(ast)
-  return ast.annotations[SchemaAST.SchemaIdAnnotationId] === undefined && Option.isSome(description)
-    ? `must be ${description.value}`
-    : undefined
+const valueIn = (payload: unknown, key: string): unknown =>
+  Predicate.hasProperty(payload, key) ? payload[key] : undefined
+
+const numberIn = (payload: unknown, key: string): number | undefined => {
+  const value = valueIn(payload, key)
+  return Predicate.isNumber(value) ? value : undefined
 }
 
-/** The message annotation a schema author set on the node, kept aside by `withPlainMessages`. */
-const AuthorMessage = Symbol.for("@support-engine/core/ValidationMessages/AuthorMessage")
-
-const isMessageAnnotation = (value: unknown): value is SchemaAST.MessageAnnotation => typeof value === "function"
-
-const authorMessage = (ast: SchemaAST.AST, issue: ParseResult.ParseIssue): string | undefined => {
-  const own = ast.annotations[AuthorMessage] ?? ast.annotations[SchemaAST.MessageAnnotationId]
-  if (!isMessageAnnotation(own) || own === plainMessage) return undefined
-  const result: unknown = own(issue)
-  if (typeof result === "string") return result
-  return Predicate.isRecord(result) && typeof result.message === "string" ? result.message : undefined
-}
-
-/** Whether the value failed for having another type than this schema's, rather than for breaking its rule. */
-const isTypeMismatch = (issue: ParseResult.ParseIssue): boolean => {
-  switch (issue._tag) {
-    case "Type":
-      return issue.message === undefined
-    case "Refinement":
-      return issue.kind === "From" && isTypeMismatch(issue.issue)
-    case "Transformation":
-      return issue.kind !== "Transformation" && isTypeMismatch(issue.issue)
-    case "Composite":
-      return issue.ast._tag === "Union" && membersOf(issue).every(isTypeMismatch)
+/** The rule an Effect check states, from its `representation` (id and bounds); `owner` is the checked node. */
+const ruleOf = (filter: SchemaAST.Filter<unknown>, owner: SchemaAST.AST | undefined): string | undefined => {
+  const representation = filter.annotations?.representation
+  if (representation === undefined) return undefined
+  const payload = representation.payload
+  const items = owner?._tag === "Arrays"
+  const size = (verb: string, n: number) =>
+    items ? `must have ${verb} ${count(n, "item")}` : `must be ${verb} ${count(n, "character")}`
+  const minimum = numberIn(payload, "minimum")
+  const maximum = numberIn(payload, "maximum")
+  switch (representation.id) {
+    case "effect/schema/isMaxLength": {
+      const max = numberIn(payload, "maxLength")
+      return max === undefined ? undefined : size("at most", max)
+    }
+    case "effect/schema/isMinLength": {
+      const min = numberIn(payload, "minLength")
+      if (min === undefined) return undefined
+      return min === 1 && !items ? "must not be empty" : size("at least", min)
+    }
+    case "effect/schema/isBetweenLength":
+      if (minimum === undefined || maximum === undefined) return undefined
+      if (minimum === maximum) return size("exactly", minimum)
+      return items
+        ? `must have between ${format(minimum)} and ${count(maximum, "item")}`
+        : `must be between ${format(minimum)} and ${count(maximum, "character")}`
+    case "effect/schema/isBetween": {
+      if (minimum === undefined || maximum === undefined) return undefined
+      const exclusiveMinimum = valueIn(payload, "exclusiveMinimum") === true
+      const exclusiveMaximum = valueIn(payload, "exclusiveMaximum") === true
+      if (!exclusiveMinimum && !exclusiveMaximum) return `must be between ${format(minimum)} and ${format(maximum)}`
+      const low = exclusiveMinimum ? `greater than ${format(minimum)}` : `at least ${format(minimum)}`
+      const high = exclusiveMaximum ? `less than ${format(maximum)}` : `at most ${format(maximum)}`
+      return `must be ${low} and ${high}`
+    }
+    case "effect/schema/isGreaterThanOrEqualTo":
+      return minimum === undefined ? undefined : `must be at least ${format(minimum)}`
+    case "effect/schema/isGreaterThan": {
+      const exclusiveMinimum = numberIn(payload, "exclusiveMinimum")
+      return exclusiveMinimum === undefined ? undefined : `must be greater than ${format(exclusiveMinimum)}`
+    }
+    case "effect/schema/isLessThanOrEqualTo":
+      return maximum === undefined ? undefined : `must be at most ${format(maximum)}`
+    case "effect/schema/isLessThan": {
+      const exclusiveMaximum = numberIn(payload, "exclusiveMaximum")
+      return exclusiveMaximum === undefined ? undefined : `must be less than ${format(exclusiveMaximum)}`
+    }
+    case "effect/schema/isInt":
+      return "must be an integer"
+    case "effect/schema/isFinite":
+      return "must be a finite number"
+    case "effect/schema/isUUID":
+    case "effect/schema/isGUID":
+      return "must be a UUID"
     default:
-      return false
+      return undefined
   }
 }
 
-const membersOf = (issue: ParseResult.Composite): ReadonlyArray<ParseResult.ParseIssue> =>
-  Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
+const messageOf = (annotations: Schema.Annotations.Issue | undefined): string | undefined =>
+  typeof annotations?.message === "string" ? annotations.message : undefined
+
+/**
+ * A failed check: the message its author gave it, else the rule an Effect check states, else what a check of our
+ * own says it accepts (its description: "text without NUL").
+ */
+const filterMessage = (issue: SchemaIssue.Filter, owner: SchemaAST.AST | undefined): string => {
+  const annotations = issue.filter.annotations
+  const own = typeof annotations?.message === "string" ? annotations.message : undefined
+  const returned = issue.issue._tag === "InvalidValue" ? messageOf(issue.issue.annotations) : undefined
+  const description = annotations?.representation === undefined ? annotations?.description : undefined
+  return own ?? ruleOf(issue.filter, owner) ?? returned ??
+    (description === undefined ? "is invalid" : `must be ${description}`)
+}
 
 /**
  * A union reports the complaint of the member whose type the value had (a string over the length of
  * `NullOr(BoundedString(2048))`: `must be at most 2,048 characters`), else which types it accepts.
  */
-const unionMessage = (issue: ParseResult.Composite, ast: SchemaAST.Union): string => {
-  const specific = [...new Set(membersOf(issue).filter((m) => !isTypeMismatch(m)).map(describe))]
-  return specific.length === 1 ? specific[0]! : `must be ${noun(ast)}`
+const unionMessage = (issue: SchemaIssue.AnyOf): string => {
+  const specific = [...new Set(issue.issues.map(describe).filter((message) => message !== ""))]
+  return specific.length === 1 ? specific[0]! : `must be ${noun(issue.ast)}`
 }
 
 /** The plain message of one field's failure. */
-export const describe = (issue: ParseResult.ParseIssue): string => {
+export const describe = (issue: SchemaIssue.Issue): string => {
   switch (issue._tag) {
-    case "Missing":
+    case "MissingKey":
       return "is required"
-    case "Unexpected":
+    case "UnexpectedKey":
     case "Forbidden":
       return "is not allowed"
     case "Pointer":
       return describe(issue.issue)
-    case "Type":
+    case "InvalidType":
       // An optional field's `undefined` member: a JSON client cannot send it, so it has nothing to say.
-      if (isAbsent(issue.ast)) return ""
-      // A message on a Type issue is a filter's own ("must be an absolute http(s) URL"); Effect's keywords set none.
-      return authorMessage(issue.ast, issue) ?? issue.message ?? `must be ${noun(issue.ast)}`
-    case "Refinement": {
-      const own = authorMessage(issue.ast, issue)
-      if (own !== undefined && issue.kind === "Predicate") return own
-      if (issue.kind === "From") {
-        return issue.issue._tag === "Refinement" ? describe(issue.issue) : `must be ${noun(issue.ast)}`
-      }
-      const filterMessage = issue.issue._tag === "Type" ? issue.issue.message : undefined
-      return filterMessage ?? ruleOf(issue.ast) ?? "is invalid"
+      return isAbsent(issue.ast) ? "" : `must be ${noun(issue.ast)}`
+    case "InvalidValue":
+      return messageOf(issue.annotations) ?? "is invalid"
+    case "Filter":
+      return filterMessage(issue, undefined)
+    case "Encoding":
+      // A union on the encoded side (a `NullOr(X)` field with a default) says what its members say: the member
+      // whose type the value had names the rule it broke (`"soon"`: X's message, not "null or X").
+      if (issue.issue._tag === "AnyOf") return describe(issue.issue)
+      // A value of the wrong type for the encoded side (`5` for a date-time string) says what is sent, unless checks
+      // of the decoded side name it better; a failed parse (`"abc"` for an integer) says what was expected, as
+      // Effect's own texts may repeat the value.
+      return issue.issue._tag === "InvalidType" && issue.ast.checks === undefined
+        ? describe(issue.issue)
+        : `must be ${noun(issue.ast)}`
+    case "AnyOf":
+      return unionMessage(issue)
+    case "OneOf":
+      return `must be ${noun(issue.ast)}`
+    case "Composite": {
+      // The node's own checks, first failure first: a field says one thing (a string with NUL over its length
+      // is told about the NUL, as the order of its checks reads).
+      const own = issue.issues.find((child) => child._tag !== "Pointer")
+      if (own === undefined) return `must be ${noun(issue.ast)}`
+      return own._tag === "Filter" ? filterMessage(own, issue.ast) : describe(own)
     }
-    case "Transformation":
-      // A failed parse (`"abc"` for a number) says what was expected; Effect's own texts repeat the value.
-      return issue.kind === "Transformation" ? `must be ${noun(issue.ast)}` : describe(issue.issue)
-    case "Composite":
-      return issue.ast._tag === "Union" ? unionMessage(issue, issue.ast) : `must be ${noun(issue.ast)}`
   }
 }
 
-/** Nodes whose failures are reported per child (`agent_ids.0`, `customer.email`), not as one message. */
-const isContainer = (ast: SchemaAST.AST): boolean => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-    case "TupleType":
-    case "Declaration":
+/** Whether an issue is reported per child (`agent_ids.0`, `customer.email`), not as one message. */
+const isContainer = (issue: SchemaIssue.Issue): boolean => {
+  switch (issue._tag) {
+    case "Pointer":
       return true
-    case "Refinement":
-    case "Transformation":
-      return isContainer(ast.from)
-    case "Union":
-      // An optional list or object (`X | undefined`): its items and fields report for themselves.
-      return ast.types.some(isContainer)
+    case "Composite":
+      return issue.issues.some((child) => child._tag === "Pointer")
+    case "AnyOf":
+      // An optional list or object (`X | undefined`) whose value had X's type: its items and fields report.
+      return issue.issues.length === 1 && isContainer(issue.issues[0]!)
+    case "Encoding":
+    case "Filter":
+      return isContainer(issue.issue)
     default:
       return false
   }
 }
 
-/**
- * The `message` annotation of every node: a container lets Effect's formatters go on to its children
- * (`override: false`) and speaks only for itself (not an object, too many items); a field's value speaks for
- * its whole subtree (`override: true`).
- */
-const plainMessage: SchemaAST.MessageAnnotation = (issue) => ({
-  message: describe(issue),
-  override: !("ast" in issue && issue._tag !== "Missing" && isContainer(issue.ast))
-})
-
-const missingMessage: SchemaAST.MissingMessageAnnotation = () => "is required"
-
-const messages = (ast: SchemaAST.AST | SchemaAST.PropertySignature): SchemaAST.Annotations => {
-  const author = ast.annotations[SchemaAST.MessageAnnotationId]
-  return {
-    ...ast.annotations,
-    ...(author !== undefined && author !== plainMessage ? { [AuthorMessage]: author } : {}),
-    [SchemaAST.MessageAnnotationId]: plainMessage,
-    [SchemaAST.MissingMessageAnnotationId]: missingMessage
-  }
+/** One message at one request path. */
+export interface PlainIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
 }
 
-/** The node with the plain-message annotations, every other property kept (its identifier included). */
-const annotated = <A extends SchemaAST.AST>(ast: A): A =>
-  Object.create(Object.getPrototypeOf(ast), {
-    ...Object.getOwnPropertyDescriptors(ast),
-    annotations: { value: messages(ast), enumerable: true }
-  })
-
-const rewrite = (ast: SchemaAST.AST): SchemaAST.AST => {
-  if (!isContainer(ast)) return annotated(ast)
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return new SchemaAST.TypeLiteral(
-        ast.propertySignatures.map((ps) =>
-          new SchemaAST.PropertySignature(ps.name, rewrite(ps.type), ps.isOptional, ps.isReadonly, messages(ps))
-        ),
-        ast.indexSignatures,
-        messages(ast)
-      )
-    case "TupleType":
-      return new SchemaAST.TupleType(
-        // A missing required element (`[]` for a non-empty array) is reported at its index, as Effect keys it.
-        ast.elements.map((e) =>
-          new SchemaAST.OptionalType(rewrite(e.type), e.isOptional, {
-            ...e.annotations,
-            [SchemaAST.MissingMessageAnnotationId]: () =>
-              `must have at least ${count(ast.elements.filter((e) => !e.isOptional).length, "item")}`
-          })
-        ),
-        ast.rest.map((r) => new SchemaAST.Type(rewrite(r.type), r.annotations)),
-        ast.isReadonly,
-        messages(ast)
-      )
-    case "Refinement":
-      return new SchemaAST.Refinement(rewrite(ast.from), ast.filter, messages(ast))
-    case "Transformation":
-      return new SchemaAST.Transformation(rewrite(ast.from), rewrite(ast.to), ast.transformation, messages(ast))
-    case "Union":
-      return SchemaAST.Union.make(ast.types.map(rewrite), messages(ast))
-    default:
-      return annotated(ast)
+/** The plain message of every failing field of an issue tree, at its path (`[]` for the root). */
+export const plainIssues = (issue: SchemaIssue.Issue): Array<PlainIssue> => {
+  const out: Array<PlainIssue> = []
+  const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): void => {
+    if (!isContainer(issue)) {
+      out.push({ path, message: describe(issue) })
+      return
+    }
+    switch (issue._tag) {
+      case "Pointer":
+        return walk(issue.issue, [...path, ...issue.path])
+      case "AnyOf":
+        return walk(issue.issues[0]!, path)
+      case "Encoding":
+      case "Filter":
+        return walk(issue.issue, path)
+      case "Composite":
+        for (const child of issue.issues) {
+          if (child._tag === "Filter" && !isContainer(child)) {
+            out.push({ path, message: filterMessage(child, issue.ast) })
+          } else if (child._tag !== "Pointer") walk(child, path)
+          else if (child.issue._tag === "MissingKey" && issue.ast._tag === "Arrays") {
+            // A missing required element (`[]` for a non-empty array) is reported at its index, as Effect keys it.
+            const required = issue.ast.elements.filter((element) => !SchemaAST.isOptional(element)).length
+            out.push({ path: [...path, ...child.path], message: `must have at least ${count(required, "item")}` })
+          } else walk(child, path)
+        }
+        return
+    }
   }
+  walk(issue, [])
+  return out
 }
 
 /**
- * One rewrite per schema: callers such as the Promise API decode with `decodeRequest(X)` on every call, and
- * Effect compiles a decoder once per AST node, so a new node each time would compile it again on every call.
+ * The schema as it is: kept for callers that prepared their request schemas for plain messages on Effect 3, where
+ * the messages had to be annotations on every node. On Effect 4 `plainIssues` reads them from the issue tree.
  */
-const rewritten = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
-
-/**
- * The same schema reporting its failures in plain words (see the module comment). Decoding is unchanged: only
- * annotations are added, so identifiers, JSON Schema and decoded values (class instances too) stay the same.
- */
-export const withPlainMessages = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> => {
-  let ast = rewritten.get(schema.ast)
-  if (ast === undefined) {
-    ast = rewrite(schema.ast)
-    rewritten.set(schema.ast, ast)
-  }
-  return Schema.make(ast)
-}
+export const withPlainMessages = <S extends Schema.Top>(schema: S): S => schema

@@ -2,7 +2,7 @@
  * Training data (D20, D30, D31): items of five types, URL discovery, agents, folders and resync. Every change
  * records its `training.*` event in the same transaction; `TrainingWorker.ts` processes what is queued.
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { slugify } from "../agents/Agent.js"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { encodeData, Events } from "../events/Events.js"
@@ -42,8 +42,8 @@ import { TrainingSignal } from "./TrainingSignal.js"
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((id) => b.includes(id))
 
-export class Training extends Effect.Service<Training>()("@support-engine/core/Training", {
-  effect: Effect.gen(function*() {
+export class Training extends Context.Service<Training>()("@support-engine/core/Training", {
+  make: Effect.gen(function*() {
     const repo = yield* TrainingRepo
     const agents = yield* AgentRepo
     const tx = yield* Transactor
@@ -320,6 +320,10 @@ export class Training extends Effect.Service<Training>()("@support-engine/core/T
       listFolders,
       pages
     } as const
-  }),
-  dependencies: [Events.Default, TrainingSignal.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(
+    Layer.provide(Layer.mergeAll(Events.layer, TrainingSignal.layer))
+  )
+}

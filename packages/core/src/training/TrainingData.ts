@@ -7,9 +7,9 @@ import { PageRequest } from "../shared/Pagination.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
 
-export const TrainingType = Schema.Literal("text", "url", "file", "video", "qa")
+export const TrainingType = Schema.Literals(["text", "url", "file", "video", "qa"])
 export type TrainingType = typeof TrainingType.Type
-export const TrainingStatus = Schema.Literal("queued", "processing", "completed", "failed")
+export const TrainingStatus = Schema.Literals(["queued", "processing", "completed", "failed"])
 export type TrainingStatus = typeof TrainingStatus.Type
 
 /**
@@ -41,7 +41,7 @@ export class TrainingFolder extends Model.Class<TrainingFolder>("TrainingFolder"
   updated_at: Timestamp
 }) {}
 
-export const UrlPageStatus = Schema.Literal("queued", "completed", "failed")
+export const UrlPageStatus = Schema.Literals(["queued", "completed", "failed"])
 
 /** A page discovered under a url item (D20, D31). */
 export class UrlPage extends Model.Class<UrlPage>("UrlPage")({
@@ -54,9 +54,9 @@ export class UrlPage extends Model.Class<UrlPage>("UrlPage")({
 }) {}
 
 /** 1 MiB of text content, like a message (D33). */
-const Content = BoundedString(1_048_576).pipe(Schema.minLength(1))
+const Content = BoundedString(1_048_576).check(Schema.isMinLength(1))
 const Title = Schema.NullOr(BoundedString(255))
-const AgentIds = Schema.Array(AgentId).pipe(Schema.maxItems(100))
+const AgentIds = Schema.Array(AgentId).check(Schema.isMaxLength(100))
 
 /**
  * `POST /training-data` (D30). `type` is any string here: url is a 422 URL_DISCOVERY_REQUIRED and anything else
@@ -64,36 +64,36 @@ const AgentIds = Schema.Array(AgentId).pipe(Schema.maxItems(100))
  */
 export class CreateTrainingData extends Model.Class<CreateTrainingData>("CreateTrainingData")({
   type: BoundedString(50),
-  title: Schema.optional(Title),
-  description: Schema.optional(Schema.NullOr(Text)),
-  content: Schema.optional(Content),
-  question: Schema.optional(Text.pipe(Schema.minLength(1))),
-  answer: Schema.optional(Text.pipe(Schema.minLength(1))),
-  source: Schema.optional(HttpUrl),
-  agent_ids: Schema.optional(AgentIds),
-  training_folder_id: Schema.optional(Schema.NullOr(TrainingFolderId))
+  title: Schema.optionalKey(Title),
+  description: Schema.optionalKey(Schema.NullOr(Text)),
+  content: Schema.optionalKey(Content),
+  question: Schema.optionalKey(Text.check(Schema.isMinLength(1))),
+  answer: Schema.optionalKey(Text.check(Schema.isMinLength(1))),
+  source: Schema.optionalKey(HttpUrl),
+  agent_ids: Schema.optionalKey(AgentIds),
+  training_folder_id: Schema.optionalKey(Schema.NullOr(TrainingFolderId))
 }) {}
 
 /** `POST /training-data/url/process` (D30): one url item per valid URL; invalid entries are skipped. */
 export class ProcessUrls extends Model.Class<ProcessUrls>("ProcessUrls")({
-  urls: Schema.Array(BoundedString(2048)).pipe(Schema.maxItems(100)),
-  agent_ids: Schema.optional(AgentIds),
-  training_folder_id: Schema.optional(Schema.NullOr(TrainingFolderId))
+  urls: Schema.Array(BoundedString(2048)).check(Schema.isMaxLength(100)),
+  agent_ids: Schema.optionalKey(AgentIds),
+  training_folder_id: Schema.optionalKey(Schema.NullOr(TrainingFolderId))
 }) {}
 
 /** `PUT /training-data/{id}`: title, description and agent_ids only; `metadata` is refused (D13, spec rule 4). */
 export class UpdateTrainingData extends Model.Class<UpdateTrainingData>("UpdateTrainingData")({
-  title: Schema.optional(Title),
-  description: Schema.optional(Schema.NullOr(Text)),
-  agent_ids: Schema.optional(AgentIds),
+  title: Schema.optionalKey(Title),
+  description: Schema.optionalKey(Schema.NullOr(Text)),
+  agent_ids: Schema.optionalKey(AgentIds),
   metadata: Prohibited
 }) {}
 
 /** `GET /training-data` (D30). */
 export class ListTrainingData extends Model.Class<ListTrainingData>("ListTrainingData")({
   ...PageRequest.fields,
-  type: Schema.optional(TrainingType),
-  status: Schema.optional(TrainingStatus)
+  type: Schema.optionalKey(TrainingType),
+  status: Schema.optionalKey(TrainingStatus)
 }) {}
 
 /** `GET /training-data/url/exists?url=` (D20). */
@@ -102,7 +102,7 @@ export class UrlExistsQuery extends Model.Class<UrlExistsQuery>("UrlExistsQuery"
 }) {}
 
 export class CreateTrainingFolder extends Model.Class<CreateTrainingFolder>("CreateTrainingFolder")({
-  name: BoundedString(255).pipe(Schema.minLength(1))
+  name: BoundedString(255).check(Schema.isMinLength(1))
 }) {}
 
 /** The answer of `POST /training-data/{id}/resync-now` (D31). */

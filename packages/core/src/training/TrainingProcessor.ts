@@ -9,11 +9,11 @@ export type ProcessingOutcome =
   | { readonly _tag: "Completed"; readonly pages: ReadonlyArray<string> }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-export class TrainingProcessor extends Context.Tag("@support-engine/core/TrainingProcessor")<TrainingProcessor, {
+export class TrainingProcessor extends Context.Service<TrainingProcessor, {
   /** Never fails: a processing failure is an outcome (the item becomes `failed`), a defect is treated the same. */
   readonly process: (item: TrainingDataItem) => Effect.Effect<ProcessingOutcome>
-}>() {
-  static readonly Default: Layer.Layer<TrainingProcessor> = Layer.succeed(TrainingProcessor, {
+}>()("@support-engine/core/TrainingProcessor") {
+  static readonly layer: Layer.Layer<TrainingProcessor> = Layer.succeed(TrainingProcessor, {
     process: (item) =>
       Effect.succeed({ _tag: "Completed", pages: item.type === "url" && item.source !== null ? [item.source] : [] })
   })

@@ -10,7 +10,7 @@ export interface TrainingFilter {
   readonly status?: TrainingStatus | undefined
 }
 
-export class TrainingRepo extends Context.Tag("@support-engine/core/TrainingRepo")<TrainingRepo, {
+export class TrainingRepo extends Context.Service<TrainingRepo, {
   /** `normalizedSource` is the D20 form of a url item's source (null for other types). */
   readonly insert: (
     workspaceId: WorkspaceId,
@@ -61,4 +61,4 @@ export class TrainingRepo extends Context.Tag("@support-engine/core/TrainingRepo
     Option.Option<{ readonly workspaceId: WorkspaceId; readonly item: TrainingDataItem }>,
     PersistenceError
   >
-}>() {}
+}>()("@support-engine/core/TrainingRepo") {}

@@ -2,7 +2,7 @@
  * The training worker (D31): moves queued items through processing on Effect's clock, woken by `TrainingSignal`
  * and by a poll; each state change is recorded with its `training.updated` event in one transaction.
  */
-import { DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import { encodeData, Events } from "../events/Events.js"
 import { type PersistenceError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
@@ -28,8 +28,8 @@ export const TRAINING_LEASE = Duration.minutes(5)
  * with the discovered pages — each state change in a transaction with its `training.updated` event, attributed
  * to the system actor (D44).
  */
-export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-engine/core/TrainingWorker", {
-  effect: Effect.gen(function*() {
+export class TrainingWorker extends Context.Service<TrainingWorker>()("@support-engine/core/TrainingWorker", {
+  make: Effect.gen(function*() {
     const repo = yield* TrainingRepo
     const workspaces = yield* WorkspaceRepo
     const processor = yield* TrainingProcessor
@@ -55,7 +55,7 @@ export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-e
       const { item, principal, workspaceId } = claim.value
       // The processor is the host's code: if it dies, the item fails instead of the worker.
       const outcome = yield* processor.process(item).pipe(
-        Effect.catchAllDefect((defect) => Effect.succeed({ _tag: "Failed" as const, reason: String(defect) }))
+        Effect.catchDefect((defect) => Effect.succeed({ _tag: "Failed" as const, reason: String(defect) }))
       )
       yield* tx.withTransaction(
         Effect.gen(function*() {
@@ -97,21 +97,24 @@ export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-e
     const drain = Effect.repeat(processNext, { while: (processed) => processed })
 
     return { processNext, drain } as const
-  }),
-  dependencies: [Events.Default]
+  })
 }) {
+  /** The worker's service (`processNext`, `drain`) without the loop that runs it: see `layer`. */
+  static readonly layerServiceWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layerService = this.layerServiceWithoutDependencies.pipe(Layer.provide(Events.layer))
+
   /**
    * The running worker: drains on start, when signalled, and every `pollInterval` (work queued by another
    * process, or a lease that expired). Stops with its scope.
    */
-  static readonly layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}) =>
-    Layer.scopedDiscard(Effect.gen(function*() {
+  static readonly layer = (options: { readonly pollInterval?: Duration.Input } = {}) =>
+    Layer.effectDiscard(Effect.gen(function*() {
       const worker = yield* TrainingWorker
       const signal = yield* TrainingSignal
       const interval = options.pollInterval ?? Duration.seconds(1)
       // Subscribed before draining, so an item queued while the worker drains still wakes it.
       const step = Effect.flatMap(signal.subscribe, (woken) =>
-        Effect.zipRight(
+        Effect.andThen(
           // A database hiccup must not stop training for good: log it and try again at the next wake-up.
           Effect.catchTag(
             worker.drain,
@@ -121,7 +124,7 @@ export class TrainingWorker extends Effect.Service<TrainingWorker>()("@support-e
           Effect.race(woken, Effect.sleep(interval))
         ))
       yield* step.pipe(
-        Effect.repeat(Schedule.forever),
+        Effect.forever,
         // Its ids of its own, whenever the request that woke it draws (IdStreams.ts).
         withIdStream("training-worker"),
         Effect.forkScoped

@@ -78,7 +78,7 @@ export interface ClaimRequest {
   readonly perWorkspace?: number
 }
 
-export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQueue")<DeliveryQueue, {
+export class DeliveryQueue extends Context.Service<DeliveryQueue, {
   /**
    * Records, in the caller's transaction, that `event` is to be fanned out (issue 16 item 2): a committed event
    * always gets its deliveries, a rolled-back one none. They are made by `fanOut`, one pending delivery due at the
@@ -145,4 +145,4 @@ export class DeliveryQueue extends Context.Tag("@support-engine/core/DeliveryQue
    * workspace is at its in-flight limit need not look for work (issue 16).
    */
   readonly changedWorkspaces: Effect.Effect<ReadonlySet<WorkspaceId> | "any">
-}>() {}
+}>()("@support-engine/core/DeliveryQueue") {}

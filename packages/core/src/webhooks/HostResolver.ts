@@ -14,7 +14,7 @@ export class ResolveError
   extends Data.TaggedError("ResolveError")<{ readonly hostname: string; readonly cause: unknown }>
 {}
 
-export class HostResolver extends Context.Tag("@support-engine/core/HostResolver")<HostResolver, {
+export class HostResolver extends Context.Service<HostResolver, {
   /** Every address the name resolves to. */
   readonly resolve: (hostname: string) => Effect.Effect<ReadonlyArray<ResolvedAddress>, ResolveError>
-}>() {}
+}>()("@support-engine/core/HostResolver") {}

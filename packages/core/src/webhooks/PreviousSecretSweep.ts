@@ -4,17 +4,17 @@
  * sweep when the layer starts, then one a minute, on Effect's clock; any process may run it (the statement is
  * idempotent).
  */
-import { Duration, Effect, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { now } from "../shared/Timestamp.js"
 import { WebhookRepo } from "./WebhookRepo.js"
 
 /** How often expired previous secrets are looked for: a secret outlives its grace by at most this. */
 export const PREVIOUS_SECRET_SWEEP = Duration.minutes(1)
 
-export class PreviousSecretSweep extends Effect.Service<PreviousSecretSweep>()(
+export class PreviousSecretSweep extends Context.Service<PreviousSecretSweep>()(
   "@support-engine/core/PreviousSecretSweep",
   {
-    scoped: Effect.gen(function*() {
+    make: Effect.gen(function*() {
       const repo = yield* WebhookRepo
       const sweep = Effect.flatMap(now, repo.erasePreviousSecrets).pipe(Effect.withSpan("PreviousSecretSweep.sweep"))
       yield* sweep.pipe(
@@ -29,4 +29,6 @@ export class PreviousSecretSweep extends Effect.Service<PreviousSecretSweep>()(
       return { sweep }
     })
   }
-) {}
+) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -3,7 +3,9 @@
  * and decrypts them only to sign. The port is here and the cipher (AES-256-GCM, `node:crypto`) is in storage: core
  * runs on any JavaScript runtime. The keys are read here, so every host validates them the same way.
  */
-import { Config, ConfigError, Context, Effect, Either, Encoding, Option, Redacted, Schema } from "effect"
+import { Config, Context, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as Hex from "effect/encoding/Hex"
 
 /** Bytes in a key: AES-256. */
 export const SECRET_KEY_BYTES = 32
@@ -24,13 +26,15 @@ export interface SecretCipherShape {
   readonly decrypt: (
     stored: string,
     context: string
-  ) => Either.Either<Redacted.Redacted<string>, SecretDecryptionFailed>
+  ) => Result.Result<Redacted.Redacted<string>, SecretDecryptionFailed>
   /** The id of the key a stored value names, or none when it is not a value `encrypt` made (plain text). */
   readonly keyIdOf: (stored: string) => Option.Option<string>
 }
 
 /** Encrypts and decrypts webhook secrets at rest. */
-export class SecretCipher extends Context.Tag("@support-engine/core/SecretCipher")<SecretCipher, SecretCipherShape>() {}
+export class SecretCipher
+  extends Context.Service<SecretCipher, SecretCipherShape>()("@support-engine/core/SecretCipher")
+{}
 
 /** The keys from configuration: the current one, and the previous one while values are re-encrypted. */
 export interface SecretKeys {
@@ -45,28 +49,34 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
  * A key as written in configuration: 64 hex digits, or base64 (standard or URL-safe) of 32 bytes. The two cannot
  * be confused: 64 characters of base64 are 48 bytes. `openssl rand -base64 32` and `openssl rand -hex 32` make one.
  */
-export const parseSecretKey = (text: string): Either.Either<Uint8Array, string> => {
+export const parseSecretKey = (text: string): Result.Result<Uint8Array, string> => {
   const trimmed = text.trim()
   const decoded = HEX.test(trimmed)
-    ? Encoding.decodeHex(trimmed)
+    ? Hex.decode(trimmed)
     : BASE64.test(trimmed)
-    ? Encoding.decodeBase64Url(trimmed.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""))
-    : Either.left(undefined)
-  return Either.isRight(decoded) && decoded.right.length === SECRET_KEY_BYTES
-    ? Either.right(decoded.right)
-    : Either.left(
+    ? Base64Url.decode(trimmed.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""))
+    : Result.fail(undefined)
+  return Result.isSuccess(decoded) && decoded.success.length === SECRET_KEY_BYTES
+    ? Result.succeed(decoded.success)
+    : Result.fail(
       `must be ${SECRET_KEY_BYTES} bytes as 64 hex digits or base64 (for example \`openssl rand -base64 32\`)`
     )
 }
 
+/** A refused value of `name`, named but not shown (it is a key). */
+const invalidKey = (name: string, message: string): Config.ConfigError =>
+  new Config.ConfigError(
+    new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
+  )
+
 const keyConfig = (name: string): Config.Config<Option.Option<Redacted.Redacted<Uint8Array>>> =>
-  Config.option(Config.redacted(name)).pipe(
-    Config.mapOrFail(Option.match({
-      onNone: () => Either.right(Option.none()),
+  Config.option(Config.Redacted(name)).pipe(
+    Config.mapEffect(Option.match({
+      onNone: () => Effect.succeedNone,
       onSome: (text) =>
-        Either.match(parseSecretKey(Redacted.value(text)), {
-          onLeft: (message) => Either.left(ConfigError.InvalidData([name], message)),
-          onRight: (key) => Either.right(Option.some(Redacted.make(key)))
+        Result.match(parseSecretKey(Redacted.value(text)), {
+          onFailure: (message) => Effect.fail(invalidKey(name, message)),
+          onSuccess: (key) => Effect.succeed(Option.some(Redacted.make(key)))
         })
     }))
   )
@@ -86,4 +96,4 @@ export const decryptSecret = (
   stored: string,
   context: string
 ): Effect.Effect<Redacted.Redacted<string>, SecretDecryptionFailed> =>
-  Effect.suspend(() => cipher.decrypt(stored, context))
+  Effect.suspend(() => Effect.fromResult(cipher.decrypt(stored, context)))

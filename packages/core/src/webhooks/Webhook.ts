@@ -13,16 +13,16 @@ import { HttpUrl, Text } from "../shared/Validation.js"
  * An event type a webhook subscribes to, or `*` for every type (D36). `webhook.ping` is not one: a ping goes to the
  * pinged webhook alone, whatever it subscribes to (D52).
  */
-export const WebhookEventType = Schema.Union(
-  EventType.pipe(Schema.filter((type) => type !== "webhook.ping", {
-    message: () => "webhook.ping cannot be subscribed to: POST /webhooks/{id}/ping sends it to one webhook."
+export const WebhookEventType = Schema.Union([
+  EventType.check(Schema.makeFilter((type) => type !== "webhook.ping", {
+    message: "webhook.ping cannot be subscribed to: POST /webhooks/{id}/ping sends it to one webhook."
   })),
   Schema.Literal("*")
-)
+])
 export type WebhookEventType = typeof WebhookEventType.Type
 
 /** Why a webhook stopped receiving deliveries (D38): a 410 answer, or too many failed deliveries in a row. */
-export const DeactivationReason = Schema.Literal("gone", "consecutive_failures")
+export const DeactivationReason = Schema.Literals(["gone", "consecutive_failures"])
 export type DeactivationReason = typeof DeactivationReason.Type
 
 /**
@@ -61,11 +61,11 @@ export class Webhook extends Model.Class<Webhook>("Webhook")({
 /** The answer to create and rotate-secret: the webhook and its (new) secret, `whsec_` + base64 (D36). */
 export class WebhookWithSecret extends Model.Class<WebhookWithSecret>("WebhookWithSecret")({
   ...Webhook.fields,
-  secret: Schema.Redacted(Schema.String)
+  secret: Schema.RedactedFromValue(Schema.String)
 }) {}
 
 /** Where a delivery stands (D37, D38). `cancelled`: its webhook was deactivated before it was delivered. */
-export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed", "cancelled")
+export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed", "cancelled"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /** One attempt to deliver (D38): when, how long, and the receiver's answer or the error. */
@@ -110,9 +110,9 @@ export const MAX_GRACE_PERIOD_SECONDS = 7 * 24 * 60 * 60
 /** The rotation grace period when the call does not say: 24 hours (D46). */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 24 * 60 * 60
 
-const Events = Schema.Array(WebhookEventType).pipe(
-  Schema.minItems(1),
-  Schema.maxItems(100) // D48
+const Events = Schema.Array(WebhookEventType).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(100) // D48
 )
 const Description = Schema.NullOr(Text)
 
@@ -120,19 +120,21 @@ const Description = Schema.NullOr(Text)
 export class CreateWebhook extends Model.Class<CreateWebhook>("CreateWebhook")({
   url: HttpUrl,
   events: Events,
-  description: Schema.optional(Description)
+  description: Schema.optionalKey(Description)
 }) {}
 
 /** `PUT /webhooks/{id}`: present fields change, absent ones stay (D22). */
 export class UpdateWebhook extends Model.Class<UpdateWebhook>("UpdateWebhook")({
-  url: Schema.optional(HttpUrl),
-  events: Schema.optional(Events),
-  description: Schema.optional(Description)
+  url: Schema.optionalKey(HttpUrl),
+  events: Schema.optionalKey(Events),
+  description: Schema.optionalKey(Description)
 }) {}
 
 /** `POST /webhooks/{id}/rotate-secret` (D46): the grace period in seconds, 0 to 7 days, default 24 hours. */
 export class RotateWebhookSecret extends Model.Class<RotateWebhookSecret>("RotateWebhookSecret")({
-  grace_period_seconds: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_GRACE_PERIOD_SECONDS)))
+  grace_period_seconds: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_GRACE_PERIOD_SECONDS }))
+  )
 }) {}
 
 /** `GET /webhooks`. */
@@ -143,7 +145,7 @@ export class ListWebhooks extends Model.Class<ListWebhooks>("ListWebhooks")({
 /** `GET /webhooks/{id}/deliveries`, newest first, optionally one status. */
 export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("ListWebhookDeliveries")({
   ...PageRequest.fields,
-  status: Schema.optional(DeliveryStatus)
+  status: Schema.optionalKey(DeliveryStatus)
 }) {}
 
 /**
@@ -152,7 +154,7 @@ export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("L
  */
 export class RecoverWebhook extends Model.Class<RecoverWebhook>("RecoverWebhook")({
   since: Timestamp,
-  until: Schema.optional(Timestamp)
+  until: Schema.optionalKey(Timestamp)
 }) {}
 
 /** The answer to recover (202): how many deliveries were queued again. */

@@ -2,7 +2,7 @@
  * Webhook configuration (D38, D41, D50): the retry base, the attempt timeout, whether private targets are allowed,
  * how many webhooks a workspace may have, and the dispatcher's limits. `fromEnv` reads the environment with Effect `Config`; `layer` is for tests and hosts.
  */
-import { Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
+import { Config, Context, Duration, Effect, Layer, Schema, type SchemaAST } from "effect"
 
 export interface WebhookSettings {
   /** Attempt n+1 is due `retryBase · 2^(n-1)` after attempt n failed (D38). */
@@ -50,10 +50,9 @@ const MAX_LEASE_MARGIN = Duration.seconds(30)
 /** A fan-out numbers an event's deliveries in 16 bits of their ids (SqlFanOut), so a workspace stays below this. */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 10_000
 
-export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConfig")<
-  WebhookConfig,
-  WebhookSettings
->() {
+export class WebhookConfig extends Context.Service<WebhookConfig, WebhookSettings>()(
+  "@support-engine/core/WebhookConfig"
+) {
   /** Settings given in code; anything left out takes its default. */
   static layer(settings: Partial<WebhookSettings> = {}): Layer.Layer<WebhookConfig> {
     const merged = { ...defaults, ...settings }
@@ -69,19 +68,19 @@ export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConf
    * `SUPPORT_WEBHOOK_DEACTIVATE_AFTER`, `SUPPORT_WEBHOOK_POLL_INTERVAL_MS`, `SUPPORT_WEBHOOK_MAX_PER_WORKSPACE`,
    * `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK`, `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE`.
    */
-  static readonly fromEnv: Layer.Layer<WebhookConfig, ConfigError.ConfigError> = Layer.unwrapEffect(
+  static readonly fromEnv: Layer.Layer<WebhookConfig, Config.ConfigError> = Layer.unwrap(
     Effect.gen(function*() {
-      const positive = (name: string, fallback: number) =>
-        Config.integer(name).pipe(
-          Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
-          Config.withDefault(fallback)
-        )
+      const positive = (name: string, fallback: number, ...checks: ReadonlyArray<SchemaAST.Filter<number>>) =>
+        Config.schema(
+          Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a positive integer" }), ...checks),
+          name
+        ).pipe(Config.withDefault(fallback))
       const millis = (name: string, fallback: Duration.Duration) =>
         Effect.map(positive(name, Duration.toMillis(fallback)), Duration.millis)
       return WebhookConfig.layer({
         retryBase: yield* millis("SUPPORT_WEBHOOK_RETRY_BASE_MS", defaults.retryBase),
         timeout: yield* millis("SUPPORT_WEBHOOK_TIMEOUT_MS", defaults.timeout),
-        allowPrivate: yield* Config.boolean("SUPPORT_WEBHOOK_ALLOW_PRIVATE").pipe(
+        allowPrivate: yield* Config.Boolean("SUPPORT_WEBHOOK_ALLOW_PRIVATE").pipe(
           Config.withDefault(defaults.allowPrivate)
         ),
         concurrency: yield* positive("SUPPORT_WEBHOOK_CONCURRENCY", defaults.concurrency),
@@ -93,10 +92,11 @@ export class WebhookConfig extends Context.Tag("@support-engine/core/WebhookConf
           "SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE",
           defaults.maxInFlightPerWorkspace
         ),
-        maxPerWorkspace: yield* positive("SUPPORT_WEBHOOK_MAX_PER_WORKSPACE", defaults.maxPerWorkspace).pipe(
-          Config.validate({
-            message: `must be at most ${MAX_WEBHOOKS_PER_WORKSPACE}`,
-            validation: (n) => n <= MAX_WEBHOOKS_PER_WORKSPACE
+        maxPerWorkspace: yield* positive(
+          "SUPPORT_WEBHOOK_MAX_PER_WORKSPACE",
+          defaults.maxPerWorkspace,
+          Schema.isLessThanOrEqualTo(MAX_WEBHOOKS_PER_WORKSPACE, {
+            message: `must be at most ${MAX_WEBHOOKS_PER_WORKSPACE}`
           })
         ),
         maxAttempts: yield* positive("SUPPORT_WEBHOOK_MAX_ATTEMPTS", defaults.maxAttempts),

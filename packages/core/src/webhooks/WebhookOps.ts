@@ -13,7 +13,7 @@ export interface RecoveryRange {
   readonly until: DateTime.Utc | null
 }
 
-export class WebhookOps extends Context.Tag("@support-engine/core/WebhookOps")<WebhookOps, {
+export class WebhookOps extends Context.Service<WebhookOps, {
   /**
    * Stores `event` addressed to the webhook alone (kept out of the event log and of every other webhook's fan-out)
    * and queues one delivery `deliveryId` of it: due at the event's time when the webhook is active, paused until
@@ -36,4 +36,4 @@ export class WebhookOps extends Context.Tag("@support-engine/core/WebhookOps")<W
     range: RecoveryRange,
     at: DateTime.Utc
   ) => Effect.Effect<number, PersistenceError>
-}>() {}
+}>()("@support-engine/core/WebhookOps") {}

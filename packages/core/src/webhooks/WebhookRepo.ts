@@ -19,7 +19,7 @@ export interface DeliveryFilter {
   readonly status?: DeliveryStatus | undefined
 }
 
-export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")<WebhookRepo, {
+export class WebhookRepo extends Context.Service<WebhookRepo, {
   /** Inserts the webhook with its secret and its subscribed types (already normalized). */
   readonly insert: (
     workspaceId: WorkspaceId,
@@ -88,4 +88,4 @@ export class WebhookRepo extends Context.Tag("@support-engine/core/WebhookRepo")
     id: DeliveryId,
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
-}>() {}
+}>()("@support-engine/core/WebhookRepo") {}

@@ -2,7 +2,8 @@
  * The format of a webhook signing secret (D36, D46): `whsec_` followed by the base64 of 32 random bytes, so 256 bits
  * of key for HMAC-SHA256. The Standard Webhooks signature is keyed with the bytes after the prefix.
  */
-import { Effect, Encoding, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
+import * as Base64 from "effect/encoding/Base64"
 import { IdGenerator } from "../shared/IdGenerator.js"
 
 export const SECRET_PREFIX = "whsec_"
@@ -13,6 +14,5 @@ export const SECRET_BYTES = 32
 /** A fresh secret from the id generator's cryptographic source. */
 export const newSecret: Effect.Effect<Redacted.Redacted<string>, never, IdGenerator> = Effect.flatMap(
   IdGenerator,
-  (ids) =>
-    Effect.map(ids.secret(SECRET_BYTES), (bytes) => Redacted.make(`${SECRET_PREFIX}${Encoding.encodeBase64(bytes)}`))
+  (ids) => Effect.map(ids.secret(SECRET_BYTES), (bytes) => Redacted.make(`${SECRET_PREFIX}${Base64.encode(bytes)}`))
 )

@@ -4,7 +4,7 @@
  * its workspace (D11). Managing subscriptions records no events (D34 lists none); a ping is delivered but not
  * recorded in the event log (D52, as GitHub's ping is not part of a repository's events).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { Event } from "../events/Event.js"
 import { BusinessStateError, NotFound, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
@@ -36,11 +36,11 @@ import { WebhookRepo } from "./WebhookRepo.js"
 import { newSecret as makeSecret } from "./WebhookSecret.js"
 
 /**
- * Needs `WebhookConfig` (its `Default` reads the environment) and a `HostResolver`, which core does not implement:
+ * Needs `WebhookConfig` (its `fromEnv`, which `layer` provides, reads the environment) and a `HostResolver`, which core does not implement:
  * `@support-engine/webhooks` provides the operating system's (`DnsHostResolver`).
  */
-export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/Webhooks", {
-  effect: Effect.gen(function*() {
+export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/Webhooks", {
+  make: Effect.gen(function*() {
     const repo = yield* WebhookRepo
     const tx = yield* Transactor
     const ids = yield* IdGenerator
@@ -143,8 +143,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
 
     const remove = Tracing.fn("Webhooks.delete")(function*(id: WebhookId, options?: WriteOptions) {
       const principal = yield* canWrite
-      const deleted = yield* tx.withTransaction(Effect.zipRight(
-        Effect.zipRight(
+      const deleted = yield* tx.withTransaction(Effect.andThen(
+        Effect.andThen(
           repo.lockSubscriptions(principal.workspaceId),
           guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
         ),
@@ -174,7 +174,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
       const current = yield* find(principal.workspaceId, id)
       if (current.is_active) return current
       const at = yield* now
-      yield* tx.withTransaction(Effect.zipRight(
+      yield* tx.withTransaction(Effect.andThen(
         repo.lockSubscriptions(principal.workspaceId),
         repo.enable(principal.workspaceId, id, at)
       ))
@@ -244,7 +244,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
     const recover = Tracing.fn("Webhooks.recover")(function*(id: WebhookId, input: RecoverWebhook) {
       const principal = yield* canWrite
       const until = input.until ?? null
-      if (until !== null && !DateTime.lessThan(input.since, until)) {
+      if (until !== null && !DateTime.isLessThan(input.since, until)) {
         return yield* ValidationError.field("until", "The until field must be later than since.")
       }
       yield* find(principal.workspaceId, id)
@@ -267,6 +267,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@support-engine/core/W
       ping,
       recover
     } as const
-  }),
-  dependencies: [WebhookConfig.fromEnv]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(WebhookConfig.fromEnv))
+}

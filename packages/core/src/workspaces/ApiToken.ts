@@ -19,7 +19,7 @@ export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
 
 export class CreateApiToken extends Model.Class<CreateApiToken>("CreateApiToken")({
   workspace_id: WorkspaceId,
-  name: BoundedString(255).pipe(Schema.minLength(1)),
+  name: BoundedString(255).check(Schema.isMinLength(1)),
   abilities: Schema.NonEmptyArray(Ability),
-  expires_at: Schema.optionalWith(Schema.NullOr(Timestamp), { default: () => null })
+  expires_at: Schema.NullOr(Timestamp).pipe(Model.withDefault(() => null))
 }) {}

@@ -15,8 +15,8 @@ export class Workspace extends Model.Class<Workspace>("Workspace")({
 }) {}
 
 export class CreateWorkspace extends Model.Class<CreateWorkspace>("CreateWorkspace")({
-  name: BoundedString(255).pipe(Schema.minLength(1)),
-  organization_id: Schema.optional(OrganizationId)
+  name: BoundedString(255).check(Schema.isMinLength(1)),
+  organization_id: Schema.optionalKey(OrganizationId)
 }) {}
 
 export class User extends Model.Class<User>("User")({
@@ -30,6 +30,6 @@ export class User extends Model.Class<User>("User")({
 
 export class CreateUser extends Model.Class<CreateUser>("CreateUser")({
   workspace_id: WorkspaceId,
-  name: BoundedString(255).pipe(Schema.minLength(1)),
-  email: BoundedString(255).pipe(Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" }))
+  name: BoundedString(255).check(Schema.isMinLength(1)),
+  email: BoundedString(255).check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { message: "must be an email address" }))
 }) {}

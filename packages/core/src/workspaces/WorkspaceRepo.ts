@@ -5,7 +5,7 @@ import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from ".
 import type { ApiToken } from "./ApiToken.js"
 import type { User, Workspace } from "./Workspace.js"
 
-export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRepo")<WorkspaceRepo, {
+export class WorkspaceRepo extends Context.Service<WorkspaceRepo, {
   readonly insert: (workspace: Workspace) => Effect.Effect<void, PersistenceError>
   readonly findById: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>, PersistenceError>
   readonly list: Effect.Effect<ReadonlyArray<Workspace>, PersistenceError>
@@ -19,12 +19,12 @@ export class WorkspaceRepo extends Context.Tag("@support-engine/core/WorkspaceRe
     agentId: AgentId | null,
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
-}>() {}
+}>()("@support-engine/core/WorkspaceRepo") {}
 
-export class UserRepo extends Context.Tag("@support-engine/core/UserRepo")<UserRepo, {
+export class UserRepo extends Context.Service<UserRepo, {
   readonly insert: (user: User) => Effect.Effect<void, PersistenceError>
   readonly findById: (workspaceId: WorkspaceId, id: UserId) => Effect.Effect<Option.Option<User>, PersistenceError>
-}>() {}
+}>()("@support-engine/core/UserRepo") {}
 
 export interface StoredToken {
   readonly token: ApiToken
@@ -34,11 +34,11 @@ export interface StoredToken {
   readonly organizationId: OrganizationId
 }
 
-export class ApiTokenRepo extends Context.Tag("@support-engine/core/ApiTokenRepo")<ApiTokenRepo, {
+export class ApiTokenRepo extends Context.Service<ApiTokenRepo, {
   readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
   readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
   /** A workspace's tokens (records only, never hashes), oldest first. */
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiToken>, PersistenceError>
   readonly delete: (id: ApiTokenId) => Effect.Effect<boolean, PersistenceError>
   readonly touch: (id: ApiTokenId, at: DateTime.Utc) => Effect.Effect<void, PersistenceError>
-}>() {}
+}>()("@support-engine/core/ApiTokenRepo") {}

@@ -2,7 +2,7 @@
  * Provisioning: workspaces, users and API tokens (D8, D9). These are engine operations for hosts and the
  * CLI, not `/v1` endpoints, so they take no principal; `Tokens.authenticate` turns a bearer value into one.
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { hash, timingSafeEqual } from "node:crypto"
 import { NotFound, orNotFound, Unauthenticated, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
@@ -15,8 +15,8 @@ import { ApiToken, CreateApiToken } from "./ApiToken.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
 import { ApiTokenRepo, UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
 
-export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/core/Workspaces", {
-  effect: Effect.gen(function*() {
+export class Workspaces extends Context.Service<Workspaces>()("@support-engine/core/Workspaces", {
+  make: Effect.gen(function*() {
     const repo = yield* WorkspaceRepo
     const ids = yield* IdGenerator
 
@@ -61,10 +61,13 @@ export class Workspaces extends Effect.Service<Workspaces>()("@support-engine/co
 
     return { create, createFirst, get, list: repo.list, setEmailAgent } as const
   })
-}) {}
+}) {
+  /** Needs `WorkspaceRepo` and `IdGenerator`. */
+  static readonly layer = Layer.effect(this, this.make)
+}
 
-export class Users extends Effect.Service<Users>()("@support-engine/core/Users", {
-  effect: Effect.gen(function*() {
+export class Users extends Context.Service<Users>()("@support-engine/core/Users", {
+  make: Effect.gen(function*() {
     const repo = yield* UserRepo
     const workspaces = yield* Workspaces
     const ids = yield* IdGenerator
@@ -89,9 +92,11 @@ export class Users extends Effect.Service<Users>()("@support-engine/core/Users",
     })
 
     return { create, get } as const
-  }),
-  dependencies: [Workspaces.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(Workspaces.layer))
+}
 
 const TOKEN_SECRET_LENGTH = 40
 const LAST_USED_RESOLUTION_MS = 60_000
@@ -107,8 +112,8 @@ export interface IssuedToken {
   readonly plain: Redacted.Redacted<string>
 }
 
-export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Tokens", {
-  effect: Effect.gen(function*() {
+export class Tokens extends Context.Service<Tokens>()("@support-engine/core/Tokens", {
+  make: Effect.gen(function*() {
     const repo = yield* ApiTokenRepo
     const workspaces = yield* Workspaces
     const ids = yield* IdGenerator
@@ -116,7 +121,7 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
     const create = Tracing.fn("Tokens.create")(function*(input: CreateApiToken) {
       yield* workspaces.get(input.workspace_id)
       const at = yield* now
-      if (input.expires_at !== null && DateTime.lessThanOrEqualTo(input.expires_at, at)) {
+      if (input.expires_at !== null && DateTime.isLessThanOrEqualTo(input.expires_at, at)) {
         return yield* ValidationError.field("expires_at", "must be in the future")
       }
       const id = ApiTokenId.make(yield* ids.uuid)
@@ -159,11 +164,14 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return yield* new Unauthenticated()
       const { token } = stored.value
       const at = yield* now
-      if (token.expires_at !== null && DateTime.lessThanOrEqualTo(token.expires_at, at)) {
+      if (token.expires_at !== null && DateTime.isLessThanOrEqualTo(token.expires_at, at)) {
         return yield* new Unauthenticated()
       }
       // A read must not cost a write on every request: last_used_at is kept to the minute.
-      if (token.last_used_at === null || DateTime.distance(token.last_used_at, at) >= LAST_USED_RESOLUTION_MS) {
+      if (
+        token.last_used_at === null ||
+        at.epochMilliseconds - token.last_used_at.epochMilliseconds >= LAST_USED_RESOLUTION_MS
+      ) {
         yield* repo.touch(token.id, at)
       }
       return {
@@ -191,9 +199,11 @@ export class Tokens extends Effect.Service<Tokens>()("@support-engine/core/Token
     })
 
     return { create, revoke, authenticate, get, list } as const
-  }),
-  dependencies: [Workspaces.Default]
-}) {}
+  })
+}) {
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+  static readonly layer = this.layerWithoutDependencies.pipe(Layer.provide(Workspaces.layer))
+}
 
 const ApiTokenIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

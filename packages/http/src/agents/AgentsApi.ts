@@ -1,7 +1,7 @@
 /** `/agents` (spec, D23). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Agent, AgentId, AskAgent, AskAnswer, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { ForbiddenResponse, NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -14,56 +14,50 @@ const QueryFlag = BooleanFlag.members[1]
 
 export class AgentsApi extends HttpApiGroup.make("agents")
   .add(
-    HttpApiEndpoint.post("create", "/agents")
-      .annotate(OpenApi.Summary, "Create an agent")
-      .setPayload(payload(CreateAgent))
-      .addSuccess(Agent, { status: 201 })
+    HttpApiEndpoint.post("create", "/agents", {
+      payload: payload(CreateAgent),
+      success: Agent.pipe(HttpApiSchema.status(201))
+    }).annotate(OpenApi.Summary, "Create an agent")
   )
   .add(
-    HttpApiEndpoint.get("list", "/agents")
-      .annotate(OpenApi.Summary, "List agents")
-      .setUrlParams(listQuery({ is_active: Schema.optional(QueryFlag) }))
-      .addSuccess(ListEnvelope(Agent, "AgentList"))
+    HttpApiEndpoint.get("list", "/agents", {
+      query: listQuery({ is_active: Schema.optionalKey(QueryFlag) }),
+      success: ListEnvelope(Agent, "AgentList")
+    }).annotate(OpenApi.Summary, "List agents")
   )
   .add(
-    HttpApiEndpoint.get("get", "/agents/:id")
-      .annotate(OpenApi.Summary, "Get an agent")
-      .setPath(path)
-      .addSuccess(Agent)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("get", "/agents/:id", { params: path, success: Agent, error: NotFoundResponse }).annotate(
+      OpenApi.Summary,
+      "Get an agent"
+    )
   )
   .add(
-    HttpApiEndpoint.put("update", "/agents/:id")
-      .annotate(OpenApi.Summary, "Update an agent")
-      .setPath(path)
-      .setPayload(payload(UpdateAgent))
-      .addSuccess(Agent)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/agents/:id", {
+      params: path,
+      payload: payload(UpdateAgent),
+      success: Agent,
+      error: [NotFoundResponse, ForbiddenResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update an agent")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/agents/:id")
-      .annotate(OpenApi.Summary, "Delete an agent")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(ForbiddenResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/agents/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, ForbiddenResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete an agent")
   )
   .add(
-    HttpApiEndpoint.post("ask", "/agents/:id/ask")
-      .annotate(OpenApi.Summary, "Ask an agent")
-      .annotate(
-        OpenApi.Description,
-        "What the agent would answer a customer, from its training data and the published articles, without a " +
-          "conversation: `answer` with its `citations`, or the handoff (`escalation`) it would make instead. Needs " +
-          "the read ability; stores nothing."
-      )
-      .setPath(path)
-      .setPayload(payload(AskAgent))
-      .addSuccess(AskAnswer)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("ask", "/agents/:id/ask", {
+      params: path,
+      payload: payload(AskAgent),
+      success: AskAnswer,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Ask an agent").annotate(
+      OpenApi.Description,
+      "What the agent would answer a customer, from its training data and the published articles, without a " +
+        "conversation: `answer` with its `citations`, or the handoff (`escalation`) it would make instead. Needs " +
+        "the read ability; stores nothing."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Agents")

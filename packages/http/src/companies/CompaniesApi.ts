@@ -1,6 +1,6 @@
 /** `/companies` (D25). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Company, CompanyId, CreateCompany, UpdateCompany } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -10,40 +10,35 @@ const path = idPath(CompanyId)
 
 export class CompaniesApi extends HttpApiGroup.make("companies")
   .add(
-    HttpApiEndpoint.post("create", "/companies")
-      .annotate(OpenApi.Summary, "Create a company")
-      .setPayload(payload(CreateCompany))
-      .addSuccess(Company, { status: 201 })
+    HttpApiEndpoint.post("create", "/companies", {
+      payload: payload(CreateCompany),
+      success: Company.pipe(HttpApiSchema.status(201))
+    }).annotate(OpenApi.Summary, "Create a company")
   )
   .add(
-    HttpApiEndpoint.get("list", "/companies")
+    HttpApiEndpoint.get("list", "/companies", { query: listQuery({}), success: ListEnvelope(Company, "CompanyList") })
       .annotate(OpenApi.Summary, "List companies")
-      .setUrlParams(listQuery({}))
-      .addSuccess(ListEnvelope(Company, "CompanyList"))
   )
   .add(
-    HttpApiEndpoint.get("get", "/companies/:id")
-      .annotate(OpenApi.Summary, "Get a company")
-      .setPath(path)
-      .addSuccess(Company)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("get", "/companies/:id", { params: path, success: Company, error: NotFoundResponse }).annotate(
+      OpenApi.Summary,
+      "Get a company"
+    )
   )
   .add(
-    HttpApiEndpoint.put("update", "/companies/:id")
-      .annotate(OpenApi.Summary, "Update a company")
-      .setPath(path)
-      .setPayload(payload(UpdateCompany))
-      .addSuccess(Company)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/companies/:id", {
+      params: path,
+      payload: payload(UpdateCompany),
+      success: Company,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update a company")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/companies/:id")
-      .annotate(OpenApi.Summary, "Delete a company")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/companies/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete a company")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Companies")

@@ -1,5 +1,4 @@
 /** `/conversations` (spec, D26-D28). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   Conversation,
   ConversationId,
@@ -7,6 +6,7 @@ import {
   ListConversations,
   UpdateConversation
 } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import {
   InvalidAssigneeResponse,
@@ -21,46 +21,38 @@ const path = idPath(ConversationId)
 const { assignee_id, channel, customer_id, priority, q, status } = ListConversations.fields
 
 /** `POST /conversations`; exported so the bench's floor server serves the same endpoint. */
-export const createConversation = HttpApiEndpoint.post("create", "/conversations")
-  .annotate(OpenApi.Summary, "Create a conversation")
-  .setPayload(payload(CreateConversation))
-  .addSuccess(Conversation, { status: 201 })
-  .addError(InvalidAssigneeResponse)
-  .addError(InvalidAssigneeTypeResponse)
+export const createConversation = HttpApiEndpoint.post("create", "/conversations", {
+  payload: payload(CreateConversation),
+  success: Conversation.pipe(HttpApiSchema.status(201)),
+  error: [InvalidAssigneeResponse, InvalidAssigneeTypeResponse]
+}).annotate(OpenApi.Summary, "Create a conversation")
 
 export class ConversationsApi extends HttpApiGroup.make("conversations")
   .add(createConversation)
   .add(
-    HttpApiEndpoint.get("list", "/conversations")
-      .annotate(OpenApi.Summary, "List conversations")
-      .setUrlParams(listQuery({ status, priority, channel, customer_id, assignee_id, q }))
-      .addSuccess(ListEnvelope(Conversation, "ConversationList"))
+    HttpApiEndpoint.get("list", "/conversations", {
+      query: listQuery({ status, priority, channel, customer_id, assignee_id, q }),
+      success: ListEnvelope(Conversation, "ConversationList")
+    }).annotate(OpenApi.Summary, "List conversations")
   )
   .add(
-    HttpApiEndpoint.get("get", "/conversations/:id")
+    HttpApiEndpoint.get("get", "/conversations/:id", { params: path, success: Conversation, error: NotFoundResponse })
       .annotate(OpenApi.Summary, "Get a conversation")
-      .setPath(path)
-      .addSuccess(Conversation)
-      .addError(NotFoundResponse)
   )
   .add(
-    HttpApiEndpoint.put("update", "/conversations/:id")
-      .annotate(OpenApi.Summary, "Update a conversation")
-      .setPath(path)
-      .setPayload(payload(UpdateConversation))
-      .addSuccess(Conversation)
-      .addError(NotFoundResponse)
-      .addError(InvalidAssigneeResponse)
-      .addError(InvalidAssigneeTypeResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/conversations/:id", {
+      params: path,
+      payload: payload(UpdateConversation),
+      success: Conversation,
+      error: [NotFoundResponse, InvalidAssigneeResponse, InvalidAssigneeTypeResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update a conversation")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/conversations/:id")
-      .annotate(OpenApi.Summary, "Delete a conversation")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/conversations/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete a conversation")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Conversations")

@@ -1,6 +1,6 @@
 /** Messages (spec, D19, D29): `POST /conversations/{id}/messages`, `GET /messages`, `DELETE /messages/{id}`. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ConversationId, CreateMessage, ListMessages, Message, MessageId } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { InvalidSenderResponse, NotFoundResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -10,26 +10,25 @@ const { conversation_id, sender_type } = ListMessages.fields
 
 export class MessagesApi extends HttpApiGroup.make("messages")
   .add(
-    HttpApiEndpoint.post("create", "/conversations/:id/messages")
-      .annotate(OpenApi.Summary, "Send a message")
-      .setPath(idPath(ConversationId))
-      .setPayload(payload(CreateMessage))
-      .addSuccess(Message, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(InvalidSenderResponse)
+    HttpApiEndpoint.post("create", "/conversations/:id/messages", {
+      params: idPath(ConversationId),
+      payload: payload(CreateMessage),
+      success: Message.pipe(HttpApiSchema.status(201)),
+      error: [NotFoundResponse, InvalidSenderResponse]
+    }).annotate(OpenApi.Summary, "Send a message")
   )
   .add(
-    HttpApiEndpoint.get("list", "/messages")
-      .annotate(OpenApi.Summary, "List messages")
-      .setUrlParams(listQuery({ sender_type, conversation_id }))
-      .addSuccess(ListEnvelope(Message, "MessageList"))
+    HttpApiEndpoint.get("list", "/messages", {
+      query: listQuery({ sender_type, conversation_id }),
+      success: ListEnvelope(Message, "MessageList")
+    }).annotate(OpenApi.Summary, "List messages")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/messages/:id")
-      .annotate(OpenApi.Summary, "Delete a message")
-      .setPath(idPath(MessageId))
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.delete("delete", "/messages/:id", {
+      params: idPath(MessageId),
+      success: HttpApiSchema.NoContent,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Delete a message")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Messages")

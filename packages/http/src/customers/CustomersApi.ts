@@ -1,6 +1,6 @@
 /** `/customers` (spec, D19, D24). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { CreateCustomer, Customer, CustomerId, ListCustomers, UpdateCustomer } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -9,49 +9,45 @@ import { idPath, payload } from "../shared/Requests.js"
 const path = idPath(CustomerId)
 
 /** `GET /customers`; exported so the bench's floor server serves the same endpoint. */
-export const listCustomers = HttpApiEndpoint.get("list", "/customers")
-  .annotate(OpenApi.Summary, "List customers")
-  .setUrlParams(
-    listQuery({
-      email: ListCustomers.fields.email,
-      company_id: ListCustomers.fields.company_id,
-      q: ListCustomers.fields.q
-    })
-  )
-  .addSuccess(ListEnvelope(Customer, "CustomerList"))
+export const listCustomers = HttpApiEndpoint.get("list", "/customers", {
+  query: listQuery({
+    email: ListCustomers.fields.email,
+    company_id: ListCustomers.fields.company_id,
+    q: ListCustomers.fields.q
+  }),
+  success: ListEnvelope(Customer, "CustomerList")
+}).annotate(OpenApi.Summary, "List customers")
 
 /** `GET /customers/{id}`; exported so the bench's floor server serves the same endpoint. */
-export const getCustomer = HttpApiEndpoint.get("get", "/customers/:id")
-  .annotate(OpenApi.Summary, "Get a customer")
-  .setPath(path)
-  .addSuccess(Customer)
-  .addError(NotFoundResponse)
+export const getCustomer = HttpApiEndpoint.get("get", "/customers/:id", {
+  params: path,
+  success: Customer,
+  error: NotFoundResponse
+}).annotate(OpenApi.Summary, "Get a customer")
 
 export class CustomersApi extends HttpApiGroup.make("customers")
   .add(
-    HttpApiEndpoint.post("create", "/customers")
-      .annotate(OpenApi.Summary, "Create a customer")
-      .setPayload(payload(CreateCustomer))
-      .addSuccess(Customer, { status: 201 })
+    HttpApiEndpoint.post("create", "/customers", {
+      payload: payload(CreateCustomer),
+      success: Customer.pipe(HttpApiSchema.status(201))
+    }).annotate(OpenApi.Summary, "Create a customer")
   )
   .add(listCustomers)
   .add(getCustomer)
   .add(
-    HttpApiEndpoint.put("update", "/customers/:id")
-      .annotate(OpenApi.Summary, "Update a customer")
-      .setPath(path)
-      .setPayload(payload(UpdateCustomer))
-      .addSuccess(Customer)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/customers/:id", {
+      params: path,
+      payload: payload(UpdateCustomer),
+      success: Customer,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update a customer")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/customers/:id")
-      .annotate(OpenApi.Summary, "Delete a customer")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/customers/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete a customer")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers")

@@ -1,5 +1,4 @@
 /** `/kb-articles` (spec, D32): articles, their translations, revisions and restore. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   Article,
   ArticleId,
@@ -11,6 +10,7 @@ import {
   RevisionId,
   UpdateArticle
 } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -20,55 +20,51 @@ const path = idPath(ArticleId)
 
 export class KnowledgeBaseApi extends HttpApiGroup.make("kb")
   .add(
-    HttpApiEndpoint.post("create", "/kb-articles")
-      .annotate(OpenApi.Summary, "Create an article")
-      .setPayload(payload(CreateArticle))
-      .addSuccess(Article, { status: 201 })
+    HttpApiEndpoint.post("create", "/kb-articles", {
+      payload: payload(CreateArticle),
+      success: Article.pipe(HttpApiSchema.status(201))
+    }).annotate(OpenApi.Summary, "Create an article")
   )
   .add(
-    HttpApiEndpoint.get("list", "/kb-articles")
-      .annotate(OpenApi.Summary, "List articles")
-      .setUrlParams(listQuery({ status: ListArticles.fields.status, q: ListArticles.fields.q }))
-      .addSuccess(ListEnvelope(Article, "ArticleList"))
+    HttpApiEndpoint.get("list", "/kb-articles", {
+      query: listQuery({ status: ListArticles.fields.status, q: ListArticles.fields.q }),
+      success: ListEnvelope(Article, "ArticleList")
+    }).annotate(OpenApi.Summary, "List articles")
   )
   .add(
-    HttpApiEndpoint.get("get", "/kb-articles/:id")
+    HttpApiEndpoint.get("get", "/kb-articles/:id", { params: path, success: Article, error: NotFoundResponse })
       .annotate(OpenApi.Summary, "Get an article")
-      .setPath(path)
-      .addSuccess(Article)
-      .addError(NotFoundResponse)
   )
   .add(
-    HttpApiEndpoint.put("update", "/kb-articles/:id")
-      .annotate(OpenApi.Summary, "Update an article")
-      .setPath(path)
-      .setPayload(payload(UpdateArticle))
-      .addSuccess(Article)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/kb-articles/:id", {
+      params: path,
+      payload: payload(UpdateArticle),
+      success: Article,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update an article")
   )
   .add(
-    HttpApiEndpoint.put("putTranslation", "/kb-articles/:id/translations/:locale")
-      .annotate(OpenApi.Summary, "Create or replace a translation")
-      .setPath(parameters({ id: ArticleId, locale: Locale }))
-      .setPayload(payload(PutTranslation))
-      .addSuccess(Article)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.put("putTranslation", "/kb-articles/:id/translations/:locale", {
+      params: parameters({ id: ArticleId, locale: Locale }),
+      payload: payload(PutTranslation),
+      success: Article,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Create or replace a translation")
   )
   .add(
-    HttpApiEndpoint.get("listRevisions", "/kb-articles/:id/revisions")
-      .annotate(OpenApi.Summary, "List an article's revisions")
-      .setPath(path)
-      .setUrlParams(listQuery({}))
-      .addSuccess(ListEnvelope(Revision, "RevisionList"))
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("listRevisions", "/kb-articles/:id/revisions", {
+      params: path,
+      query: listQuery({}),
+      success: ListEnvelope(Revision, "RevisionList"),
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "List an article's revisions")
   )
   .add(
-    HttpApiEndpoint.post("restore", "/kb-articles/:id/revisions/:revisionId/restore")
-      .annotate(OpenApi.Summary, "Restore a revision")
-      .setPath(parameters({ id: ArticleId, revisionId: RevisionId }))
-      .addSuccess(Article)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("restore", "/kb-articles/:id/revisions/:revisionId/restore", {
+      params: parameters({ id: ArticleId, revisionId: RevisionId }),
+      success: Article,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Restore a revision")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Knowledge base")

@@ -3,25 +3,28 @@
  * The ability the method needs is checked here as well as in core, because D11 puts 403 before request
  * validation and HttpApi validates the request before a handler (and so core) runs.
  */
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
 import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens, Unauthenticated } from "@support-engine/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { InsufficientAbilityResponse, PersistenceErrorResponse, UnauthenticatedResponse } from "./ErrorResponses.js"
 import { recordRoute, recordWorkspace } from "./RequestLog.js"
 
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@support-engine/http/Authentication", {
-  failure: Schema.Union(UnauthenticatedResponse, InsufficientAbilityResponse, PersistenceErrorResponse),
-  provides: Principal,
-  security: {
-    bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(
-        OpenApi.Description,
-        "A workspace API token (`<token id>|<secret>`). GET needs external-api:read; POST, PUT, PATCH and " +
-          "DELETE need external-api:write, which also grants read."
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Principal }>()(
+  "@support-engine/http/Authentication",
+  {
+    error: [UnauthenticatedResponse, InsufficientAbilityResponse, PersistenceErrorResponse],
+    security: {
+      bearer: HttpApiSecurity.bearer.pipe(
+        HttpApiSecurity.annotate(
+          OpenApi.Description,
+          "A workspace API token (`<token id>|<secret>`). GET needs external-api:read; POST, PUT, PATCH and " +
+            "DELETE need external-api:write, which also grants read."
+        )
       )
-    )
+    }
   }
-}) {}
+) {}
 
 /** A POST that only reads: asking an agent stores nothing (D53). */
 const READ_ONLY_POST = /\/agents\/[^/?]+\/ask(?:\?|$)/
@@ -50,8 +53,8 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
   Authentication,
   Effect.gen(function*() {
     const tokens = yield* Tokens
-    return {
-      bearer: (token) =>
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
         Effect.gen(function*() {
           // Every route but /health and the documents is authenticated: here the request log learns its route.
           yield* recordRoute
@@ -61,7 +64,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
             return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.missing })
           }
           if (!BEARER.test(header)) return yield* new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.malformed })
-          const principal = yield* tokens.authenticate(token).pipe(
+          const principal = yield* tokens.authenticate(credential).pipe(
             Effect.catchTag(
               "Unauthenticated",
               () => new Unauthenticated({ message: UNAUTHENTICATED_MESSAGES.rejected })
@@ -70,8 +73,8 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
           yield* recordWorkspace(principal.workspaceId)
           const ability = abilityFor(request.method, request.url)
           if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
-          return principal
+          return yield* Effect.provideService(httpEffect, Principal, principal)
         })
-    }
+    })
   })
 )

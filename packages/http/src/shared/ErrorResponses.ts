@@ -5,7 +5,6 @@
  * choose the class, the body's message becomes its message; no message text is parsed. Failures that only HTTP
  * has (D7 body rules, unknown routes, defects) are `HttpFailure`s, rendered by `renderHttpFailure`.
  */
-import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import {
   BusinessStateError,
   CreationFailed,
@@ -29,13 +28,14 @@ import {
   UrlDiscoveryRequired,
   ValidationError
 } from "@support-engine/core"
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiSchema } from "effect/http-api"
 
 /** A core error class whose body is the standard envelope (D12): made from a message, with its status and code. */
-export interface EnvelopeError<A extends { readonly message: string }, I, C extends string>
-  extends Schema.Schema<A, I>
-{
+export interface EnvelopeError<A extends { readonly message: string }, C extends string> extends Schema.Top {
   new(props: { readonly message: string }): A
+  readonly "Type": A
   readonly identifier: string
   readonly status: number
   readonly code: C
@@ -43,33 +43,34 @@ export interface EnvelopeError<A extends { readonly message: string }, I, C exte
 
 /**
  * The wire form of a core error class: `body` with the class's status (for the server and the OpenAPI document),
- * decoded back to the class (for the typed client).
+ * decoded back to the class (for the typed client). The component name and description go on the body, the
+ * encoded side the OpenAPI document shows; the description again on the whole, where the response reads it.
  */
-const errorBody = <A, I, B, BI>(
-  target: Schema.Schema<A, I> & { readonly status: number },
-  body: Schema.Schema<B, BI>,
+const errorBody = <S extends Schema.Top & { readonly status: number }, B extends Schema.Top>(
+  target: S,
+  body: B,
   options: {
     readonly identifier: string
     readonly description: string
-    readonly decode: (body: B) => A
-    readonly encode: (error: A) => B
+    readonly decode: (body: B["Type"]) => S["Type"]
+    readonly encode: (error: S["Type"]) => B["Type"]
   }
 ) =>
-  Schema.transform(body, Schema.typeSchema(target), {
-    strict: true,
-    decode: options.decode,
-    encode: options.encode
-  }).annotations({
-    identifier: options.identifier,
-    ...HttpApiSchema.annotations({ status: target.status, description: options.description })
-  })
+  body.annotate({ identifier: options.identifier, description: options.description }).pipe(
+    Schema.decodeTo(
+      Schema.toType(target),
+      SchemaTransformation.transform({ decode: options.decode, encode: options.encode })
+    ),
+    (schema) => schema.annotate({ description: options.description }),
+    HttpApiSchema.status(target.status)
+  )
 
 /**
  * The class's errors as `{"error": message, "code": CODE, "errors": null}` with its status, decoded back to the
  * class when the code is its own. `description` says when it happens, for the OpenAPI document.
  */
-export const envelope = <A extends { readonly message: string }, I, C extends string>(
-  target: EnvelopeError<A, I, C>,
+export const envelope = <A extends { readonly message: string }, C extends string>(
+  target: EnvelopeError<A, C>,
   description: string
 ) =>
   errorBody(target, Schema.Struct({ error: Schema.String, code: Schema.Literal(target.code), errors: Schema.Null }), {
@@ -156,13 +157,13 @@ export const IdempotencyKeyInUseResponse = envelope(
  */
 export const PersistenceErrorResponse = errorBody(
   PersistenceError,
-  Schema.Struct({ error: Schema.String, code: Schema.Literal(PersistenceError.code), errors: Schema.Null }),
+  Schema.Struct({ error: Schema.String, code: Schema.Null, errors: Schema.Null }),
   {
     identifier: "InternalServerError",
     description: "Internal server error",
     decode: () =>
       new PersistenceError({ reason: `The server answered ${PersistenceError.status} ${INTERNAL_ERROR_MESSAGE}` }),
-    encode: (error) => ({ error: error.message, code: error.code, errors: null })
+    encode: (error) => ({ error: error.message, code: null, errors: null })
   }
 )
 
@@ -237,6 +238,13 @@ export class HttpFailure extends Schema.TaggedError<HttpFailure>()("HttpFailure"
 
 /** An `HttpFailure` as its standard-envelope response. */
 export const renderHttpFailure = (failure: HttpFailure): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson({ error: failure.message, code: failure.code, errors: null }, {
+  HttpServerResponse.jsonUnsafe({ error: failure.message, code: failure.code, errors: null }, {
     status: failure.status
   })
+
+/** A typed failure as the response its schema writes, with `status` (the one its class states). */
+export const renderError = <A>(
+  schema: Schema.Codec<A, unknown>,
+  error: A,
+  status: number
+): HttpServerResponse.HttpServerResponse => HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(error), { status })

@@ -7,7 +7,6 @@
  * The key is scoped to the token's workspace, so the token is resolved here before the router resolves it again;
  * a request whose token does not resolve goes on unkeyed and gets its 401 from the router.
  */
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   Idempotency,
   type IdempotencyKeyInUse,
@@ -18,15 +17,14 @@ import {
   Tokens,
   ValidationError
 } from "@support-engine/core"
-import { Effect, Either, FiberRef, Option, Redacted } from "effect"
-import { answerTag } from "./ETags.js"
-import { currentRequestFacts, type RequestFacts } from "./RequestLog.js"
+import { Context, Effect, Layer, Option, Redacted, Result } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { answerTag, answerText } from "./ETags.js"
+import { CurrentRequestFacts, type RequestFacts } from "./RequestLog.js"
 
 const KEYED_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 const REPLAYED_HEADERS = ["content-type", "etag", "location"] as const
-const utf8 = new TextDecoder()
-
 /**
  * What to keep of a response: its status, text body and the headers a retry should see again, the entity tag
  * included (it is set when the answer is sent, after this sees it); 4xx/5xx: nothing.
@@ -38,7 +36,7 @@ const recordOf = (
   }
 ): Option.Option<IdempotentOutcome> => {
   if (response.status >= 400) return Option.none()
-  const body = response.body._tag === "Uint8Array" ? utf8.decode(response.body.body) : ""
+  const body = answerText(response) ?? ""
   const headers: Record<string, string> = {}
   for (const name of REPLAYED_HEADERS) {
     const value = name === "content-type" && response.body._tag === "Uint8Array"
@@ -65,30 +63,32 @@ const replay = (outcome: IdempotentOutcome): HttpServerResponse.HttpServerRespon
 
 type KeyError = ValidationError | IdempotencyKeyInUse | IdempotencyKeyReused | PersistenceError
 
-export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support-engine/http/IdempotencyKeys", {
-  effect: Effect.gen(function*() {
+type App<E, R> = Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+
+export class IdempotencyKeys extends Context.Service<IdempotencyKeys>()("@support-engine/http/IdempotencyKeys", {
+  make: Effect.gen(function*() {
     const idempotency = yield* Idempotency
     const tokens = yield* Tokens
 
-    const keyed = <E, R>(app: HttpApp.Default<E, R>, key: string, bearer: string): HttpApp.Default<E | KeyError, R> =>
+    const keyed = <E, R>(
+      app: App<E, R>,
+      key: string,
+      bearer: string
+    ): App<E | KeyError, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
-        const principal = yield* Effect.either(tokens.authenticate(Redacted.make(bearer)))
-        if (Either.isLeft(principal)) return yield* app
+        const principal = yield* Effect.result(tokens.authenticate(Redacted.make(bearer)))
+        if (Result.isFailure(principal)) return yield* app
         // The request as the router sees it: inside the JSON body rules, whose reader the fingerprint shares.
         const request = yield* HttpServerRequest.HttpServerRequest
-        // The JSON body rules (JsonBody.ts) have parsed it already; a body they refuse goes on to fail as usual.
-        const body = BODY_METHODS.has(request.method) ? yield* Effect.either(request.json) : Either.right(undefined)
-        if (Either.isLeft(body)) return yield* app
-        const fingerprint = requestFingerprint(request.method, request.url, body.right)
+        // The JSON body rules (JsonBody.ts) read it: a body they refuse ends the request here with its D7 answer.
+        const body = BODY_METHODS.has(request.method) ? yield* Effect.result(request.json) : Result.succeed(undefined)
+        if (Result.isFailure(body)) return yield* app
+        const fingerprint = requestFingerprint(request.method, request.url, body.success)
         const work = Effect.flatMap(
           app,
-          (response) =>
-            Effect.map(FiberRef.get(currentRequestFacts), (facts) => ({
-              response,
-              etag: Option.isSome(facts) ? facts.value.etag : null
-            }))
+          (response) => Effect.map(CurrentRequestFacts, (facts) => ({ response, etag: facts?.etag ?? null }))
         )
-        const result = yield* idempotency.run(principal.right.workspaceId, key, fingerprint, work, recordOf)
+        const result = yield* idempotency.run(principal.success.workspaceId, key, fingerprint, work, recordOf)
         return result._tag === "Fresh" ? result.value.response : replay(result.outcome)
       })
 
@@ -98,8 +98,8 @@ export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support
      */
     const around = <E, R>(
       request: HttpServerRequest.HttpServerRequest,
-      app: HttpApp.Default<E, R>
-    ): HttpApp.Default<E | KeyError, R> => {
+      app: App<E, R>
+    ): App<E | KeyError, R | HttpServerRequest.HttpServerRequest> => {
       const key = request.headers["idempotency-key"]
       if (key === undefined || !KEYED_METHODS.has(request.method)) return app
       const authorization = request.headers["authorization"]
@@ -113,4 +113,6 @@ export class IdempotencyKeys extends Effect.Service<IdempotencyKeys>()("@support
 
     return { around } as const
   })
-}) {}
+}) {
+  static readonly layer: Layer.Layer<IdempotencyKeys, never, Idempotency | Tokens> = Layer.effect(this, this.make)
+}

@@ -59,22 +59,22 @@ const WRITES = new Set(["post", "put", "patch", "delete"])
 
 /** Adds the headers above to every operation of `spec` (in place) and returns it. */
 export const documentIntegratorHeaders = <Spec extends Json>(spec: Spec): Spec => {
-  const paths = Predicate.isRecord(spec.paths) ? spec.paths : {}
+  const paths = Predicate.isObject(spec.paths) ? spec.paths : {}
   for (const [path, item] of Object.entries(paths)) {
-    if (!Predicate.isRecord(item)) continue
+    if (!Predicate.isObject(item)) continue
     const collection = TAGGED.find((base) => path === base || path === `${base}/{id}`)
     for (const [method, operation] of Object.entries(item)) {
-      if (!Predicate.isRecord(operation)) continue
+      if (!Predicate.isObject(operation)) continue
       const parameters = Array.isArray(operation.parameters) ? operation.parameters : []
       const single = collection !== undefined && path.endsWith("/{id}")
       if (WRITES.has(method)) parameters.push(idempotencyKey)
       if (single && (method === "put" || method === "delete")) parameters.push(ifMatch)
       operation.parameters = parameters
-      const responses = Predicate.isRecord(operation.responses) ? operation.responses : {}
+      const responses = Predicate.isObject(operation.responses) ? operation.responses : {}
       const tagged = collection !== undefined && (single ? method !== "delete" : method === "post")
       for (const [status, response] of Object.entries(responses)) {
-        if (!Predicate.isRecord(response)) continue
-        const headers: Json = { ...(Predicate.isRecord(response.headers) ? response.headers : {}), ...rateLimitHeaders }
+        if (!Predicate.isObject(response)) continue
+        const headers: Json = { ...(Predicate.isObject(response.headers) ? response.headers : {}), ...rateLimitHeaders }
         if (status.startsWith("2") && tagged) headers.ETag = etag
         if (status.startsWith("2") && WRITES.has(method)) headers["Idempotent-Replayed"] = replayed
         if (status === "429") headers["Retry-After"] = retryAfter

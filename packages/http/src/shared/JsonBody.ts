@@ -1,48 +1,20 @@
 /**
  * The JSON body rules (D7): a JSON body or nothing, at most `HttpConfig.maxBodyBytes`. HttpApi reads bodies
  * through the request in its context, so the router sees the request through `JsonBodyRequest`, whose body can
- * only be read as JSON, once. HttpApi reads bodies with `orDie`: a D7 failure arrives at the boundary
- * (RequestMiddleware.ts) as a defect carrying an `HttpFailure`.
+ * only be read as JSON, once. The body is read by the platform's own reader under `MaxBodySize` (413 past the
+ * limit, then the server stops reading the connection once the answer is sent). HttpApi reads bodies with
+ * `orDie`, so a D7 failure is a defect here: the `HttpFailure` itself, which the boundary (RequestMiddleware.ts)
+ * answers. Not the platform's request error, which holds the request: Effect hashes the failures it combines, and
+ * a Node request cannot be hashed while its body is unread.
  */
-import { type HttpApp, HttpIncomingMessage, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Effect, FiberRef, Inspectable, Stream } from "effect"
-import { Readable } from "node:stream"
-import { accept, bodyOf } from "./BodyLimit.js"
+import { ByteSize, Context, Effect, Inspectable, Layer, type Schema, Stream } from "effect"
+import type { HttpServerError } from "effect/http"
+import { Headers, HttpIncomingMessage, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpFailure } from "./ErrorResponses.js"
 import { HttpConfig } from "./HttpConfig.js"
-import { NodeBodySeam, readNode } from "./NodeBodyReader.js"
 
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/json"
-
-/** The body through the platform's stream: any request that is not Node's (a web `Request` under `makeWebHandler`). */
-const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
-  Effect.suspend(() => {
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    return request.stream.pipe(
-      Stream.runForEach((chunk) => {
-        size += chunk.length
-        const next = accept(size, limit)
-        if (next === "abandon") return Effect.fail(HttpFailure.payloadTooLarge(limit))
-        if (next === "keep") chunks.push(chunk)
-        return Effect.void
-      }),
-      // The client went away or sent a broken stream: there is no body to parse.
-      Effect.catchTag("RequestError", () => Effect.fail(HttpFailure.malformedJson)),
-      Effect.flatMap(() => bodyOf(chunks, size, limit))
-    )
-  })
-
-/** The body, at most `limit` bytes (BodyLimit.ts); a declared `Content-Length` over it fails before reading. */
-const readAtMost = (request: HttpServerRequest.HttpServerRequest, limit: number, nodeEvents: boolean) =>
-  Effect.suspend(() => {
-    const declared = Number(request.headers["content-length"])
-    if (Number.isFinite(declared) && declared > limit) return Effect.fail(HttpFailure.payloadTooLarge(limit))
-    return nodeEvents && request.source instanceof Readable
-      ? readNode(request.source, limit)
-      : readStream(request, limit)
-  })
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
@@ -63,57 +35,79 @@ export const nestsDeeperThan = (value: unknown, max: number): boolean => {
   return false
 }
 
-const parseJson = (text: string): unknown => {
-  const value: unknown = JSON.parse(text)
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new Error("nested too deeply")
-  return value
+/** A body that passed the rules: its text as HttpApi parses it, and the value it holds. */
+interface JsonBodyText {
+  readonly text: string
+  readonly value: Schema.Json
 }
 
+const EMPTY: JsonBodyText = { text: "{}", value: {} }
+
+const parseJson = (bytes: ArrayBuffer): JsonBodyText => {
+  const text = utf8.decode(bytes)
+  const value: Schema.Json = JSON.parse(text)
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new Error("nested too deeply")
+  return { text, value }
+}
+
+/** What a failed read of the body means for the client: past the limit (413), or no body to parse (400). */
+const readFailure = (error: HttpServerError.HttpServerError, limit: number): HttpFailure =>
+  error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+    ? HttpFailure.payloadTooLarge(limit)
+    : HttpFailure.malformedJson
+
 /**
- * D7: an empty body reads as `{}`, so a body-less create reports its missing fields (422) and a body-less update
- * changes nothing; a non-empty one must say `application/json` (415) and parse (400).
+ * D7: at most `limit` bytes (a declared `Content-Length` over it fails before reading); an empty body reads as
+ * `{}`, so a body-less create reports its missing fields (422) and a body-less update changes nothing; a non-empty
+ * one must say `application/json` (415) and parse (400).
  */
 const readJson = (
   request: HttpServerRequest.HttpServerRequest,
-  limit: number,
-  nodeEvents: boolean
-): Effect.Effect<unknown, HttpFailure> =>
-  Effect.flatMap(readAtMost(request, limit, nodeEvents), (bytes) => {
-    if (bytes.length === 0) return Effect.succeed({})
-    if (!isJsonMediaType(request.headers["content-type"])) return Effect.fail(HttpFailure.unsupportedMediaType)
-    return Effect.try({ try: () => parseJson(utf8.decode(bytes)), catch: () => HttpFailure.malformedJson })
+  limit: number
+): Effect.Effect<JsonBodyText, HttpFailure> =>
+  Effect.suspend(() => {
+    const declared = Number(request.headers["content-length"])
+    if (Number.isFinite(declared) && declared > limit) return Effect.fail(HttpFailure.payloadTooLarge(limit))
+    return request.arrayBuffer.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+      Effect.mapError((error) => readFailure(error, limit)),
+      Effect.flatMap((bytes) => {
+        if (bytes.byteLength === 0) return Effect.succeed(EMPTY)
+        if (!isJsonMediaType(request.headers["content-type"])) return Effect.fail(HttpFailure.unsupportedMediaType)
+        return Effect.try({ try: () => parseJson(bytes), catch: () => HttpFailure.malformedJson })
+      })
+    )
   })
 
-/** The same request, except that its body can only be read as JSON, through `readJson`. */
+/**
+ * The same request, except that its body can only be read as JSON, through `readJson`. HttpApi picks a body decoder
+ * by `Content-Type` before it reads, so this request says `application/json`: the type was checked by `readJson`,
+ * and an empty body of any type is `{}`.
+ */
 class JsonBodyRequest implements HttpServerRequest.HttpServerRequest {
-  readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId
-  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  readonly [HttpServerRequest.TypeId] = HttpServerRequest.TypeId
+  readonly [HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
+  readonly headers: Headers.Headers
   constructor(
     readonly inner: HttpServerRequest.HttpServerRequest,
-    private readonly body: Effect.Effect<unknown, HttpFailure>
-  ) {}
-  private fail(failure: HttpFailure) {
-    return new HttpServerError.RequestError({
-      request: this.inner,
-      reason: "Decode",
-      cause: failure,
-      description: failure.message
-    })
+    private readonly body: Effect.Effect<JsonBodyText, HttpFailure>
+  ) {
+    this.headers = Headers.set(inner.headers, "content-type", "application/json")
   }
   get json() {
-    return Effect.mapError(this.body, (failure) => this.fail(failure))
+    return Effect.map(Effect.orDie(this.body), (body) => body.value)
   }
   get text() {
-    return Effect.fail(this.fail(HttpFailure.unsupportedMediaType))
+    return Effect.map(Effect.orDie(this.body), (body) => body.text)
   }
   get urlParamsBody() {
-    return Effect.fail(this.fail(HttpFailure.unsupportedMediaType))
+    return Effect.die(HttpFailure.unsupportedMediaType)
   }
   get arrayBuffer() {
-    return Effect.fail(this.fail(HttpFailure.unsupportedMediaType))
+    return Effect.die(HttpFailure.unsupportedMediaType)
   }
   get stream() {
-    return Stream.fail(this.fail(HttpFailure.unsupportedMediaType))
+    return Stream.die(HttpFailure.unsupportedMediaType)
   }
   get multipart() {
     return Effect.die(HttpFailure.unsupportedMediaType)
@@ -136,18 +130,24 @@ class JsonBodyRequest implements HttpServerRequest.HttpServerRequest {
   get cookies() {
     return this.inner.cookies
   }
-  get headers() {
-    return this.inner.headers
-  }
   get remoteAddress() {
     return this.inner.remoteAddress
+  }
+  get peerAddress() {
+    return this.inner.peerAddress
+  }
+  get protocol() {
+    return this.inner.protocol
   }
   get upgrade() {
     return this.inner.upgrade
   }
-  modify(options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]): HttpServerRequest.HttpServerRequest {
-    return new JsonBodyRequest(this.inner.modify(options), this.body)
+  get upgradeWith() {
+    return this.inner.upgradeWith
   }
+  readonly modify = (
+    options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]
+  ): HttpServerRequest.HttpServerRequest => new JsonBodyRequest(this.inner.modify(options), this.body)
   toJSON() {
     return this.inner.toJSON()
   }
@@ -162,10 +162,8 @@ class JsonBodyRequest implements HttpServerRequest.HttpServerRequest {
 /** Methods whose endpoints take a body; no GET, HEAD or DELETE endpoint reads one (Api.ts). */
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
-export class JsonBody extends Effect.Service<JsonBody>()("@support-engine/http/JsonBody", {
-  effect: Effect.gen(function*() {
-    const { maxBodyBytes } = yield* HttpConfig
-    const nodeEvents = yield* FiberRef.get(NodeBodySeam)
+export class JsonBody extends Context.Service<JsonBody>()("@support-engine/http/JsonBody", {
+  make: Effect.map(HttpConfig, ({ maxBodyBytes }) => {
     /**
      * `app` seeing `request` through `JsonBodyRequest`, read at most once. Requests whose method no endpoint reads
      * a body for get `app` itself, decided before any effect runs: the wrapper costs a cached effect and a context
@@ -173,14 +171,16 @@ export class JsonBody extends Effect.Service<JsonBody>()("@support-engine/http/J
      */
     const around = <E, R>(
       request: HttpServerRequest.HttpServerRequest,
-      app: HttpApp.Default<E, R>
-    ): HttpApp.Default<E, R> =>
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
       BODY_METHODS.has(request.method)
         ? Effect.flatMap(
-          Effect.cached(readJson(request, maxBodyBytes, nodeEvents)),
+          Effect.cached(readJson(request, maxBodyBytes)),
           (body) => Effect.provideService(app, HttpServerRequest.HttpServerRequest, new JsonBodyRequest(request, body))
         )
         : app
     return { around } as const
   })
-}) {}
+}) {
+  static readonly layer: Layer.Layer<JsonBody> = Layer.effect(this, this.make)
+}

@@ -2,48 +2,41 @@
  * List endpoints (D16, D17, D52): query parameters parsed from strings, and the list envelope with absolute links
  * built from the request URL (core returns `data` and `meta` without them).
  */
-import { HttpServerRequest } from "@effect/platform"
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
-import { Context, Effect, Option, Schema, SchemaAST } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { PublicUrl, underPublicUrl } from "./PublicUrl.js"
 import { parameters } from "./Requests.js"
 
-/**
- * A query integer as OpenAPI should show it: `integer` with the bounds of its refinements. On the wire it is a
- * string that the schema parses, so Effect's JSON Schema of it says `string`, which misleads generated clients.
- */
-const integerParameter = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> => {
-  const bounds: Record<string, unknown> = {}
-  for (let ast = schema.ast; SchemaAST.isRefinement(ast); ast = ast.from) {
-    const annotation = SchemaAST.getJSONSchemaAnnotation(ast)
-    if (Option.isSome(annotation)) Object.assign(bounds, annotation.value, bounds)
-  }
-  const { maximum, minimum } = bounds
-  return schema.annotations({
-    jsonSchema: {
-      type: "integer",
-      ...(typeof minimum === "number" ? { minimum } : {}),
-      ...(typeof maximum === "number" ? { maximum } : {})
-    }
-  })
-}
+const PAGE_DESCRIPTION = "Page number, an integer from 1 to 1,000,000 in decimal digits (default 1)"
+const PER_PAGE_DESCRIPTION = "Items per page, an integer from 1 to 100 in decimal digits (default 15)"
+const CURSOR_DESCRIPTION =
+  "Continue after the last row of a previous page: that answer's `meta.next_cursor` (opaque). " +
+  "Not with `page`."
+const UPDATED_SINCE_DESCRIPTION = "Sync: only rows updated at or after this RFC 3339 time, oldest first by " +
+  "`updated_at` then id; continue with `cursor`. Not with `page`."
 
 /** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15 (D16). */
 export const PageQuery = {
-  page: Schema.optionalWith(integerParameter(PageNumber), { exact: true }).annotations({
-    description: "Page number, an integer from 1 to 1,000,000 in decimal digits (default 1)"
-  }),
-  per_page: Schema.optionalWith(integerParameter(PerPage), { exact: true }).annotations({
-    description: "Items per page, an integer from 1 to 100 in decimal digits (default 15)"
-  }),
-  cursor: Schema.optionalWith(CursorToken, { exact: true }).annotations({
-    description: "Continue after the last row of a previous page: that answer's `meta.next_cursor` (opaque). " +
-      "Not with `page`."
-  }),
-  updated_since: Schema.optionalWith(Timestamp, { exact: true }).annotations({
-    description: "Sync: only rows updated at or after this RFC 3339 time, oldest first by `updated_at` then id; " +
-      "continue with `cursor`. Not with `page`."
-  })
+  page: Schema.optionalKey(PageNumber).annotate({ description: PAGE_DESCRIPTION }),
+  per_page: Schema.optionalKey(PerPage).annotate({ description: PER_PAGE_DESCRIPTION }),
+  cursor: Schema.optionalKey(CursorToken).annotate({ description: CURSOR_DESCRIPTION }),
+  updated_since: Schema.optionalKey(Timestamp).annotate({ description: UPDATED_SINCE_DESCRIPTION })
+}
+
+/**
+ * The list parameters as OpenAPI should show them. On the wire `page` and `per_page` are strings that the API
+ * parses, so the document HttpApi generates says `string`, which misleads generated clients: they are shown as the
+ * integers they stand for, with their bounds. And a parameter whose schema is a reference (a `Timestamp`) loses
+ * its description there. The document's corrections (OpenApiDocument.ts) apply these.
+ */
+export const LIST_PARAMETERS: Readonly<
+  Record<string, { readonly description: string; readonly schema?: Readonly<Record<string, unknown>> }>
+> = {
+  page: { description: PAGE_DESCRIPTION, schema: Schema.toJsonSchemaDocument(Schema.toType(PageNumber)).schema },
+  per_page: { description: PER_PAGE_DESCRIPTION, schema: Schema.toJsonSchemaDocument(Schema.toType(PerPage)).schema },
+  cursor: { description: CURSOR_DESCRIPTION },
+  updated_since: { description: UPDATED_SINCE_DESCRIPTION }
 }
 
 /** Query-string schema of a list: page fields plus the list's filters, every error reported (D13). */
@@ -55,7 +48,7 @@ export const Links = Schema.Struct({
   last: Schema.NullOr(Schema.String),
   prev: Schema.NullOr(Schema.String),
   next: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ListLinks", description: "Absolute URLs keeping the other query parameters" })
+}).annotate({ identifier: "ListLinks", description: "Absolute URLs keeping the other query parameters" })
 
 /** Page numbers and totals are null on a cursor or `updated_since` page (D52), which is read by key, not counted. */
 export const ListMeta = Schema.Struct({
@@ -66,18 +59,18 @@ export const ListMeta = Schema.Struct({
   per_page: Schema.Int,
   to: Schema.NullOr(Schema.Int),
   total: Schema.NullOr(Schema.Int),
-  next_cursor: Schema.NullOr(Schema.String).annotations({
+  next_cursor: Schema.NullOr(Schema.String).annotate({
     description: "Pass as `cursor` to read the next page; null on the last page"
   }),
-  truncated: Schema.optional(Schema.Literal(true)).annotations({
+  truncated: Schema.optionalKey(Schema.Literal(true)).annotate({
     description: "Present when the page holds fewer than per_page items because the next item would have taken it " +
       "past 4 MiB of JSON; links.next and next_cursor continue right after the last item served"
   })
-}).annotations({ identifier: "ListMeta" })
+}).annotate({ identifier: "ListMeta" })
 
 /** The D17 envelope of `item`. */
-export const ListEnvelope = <A, I, R>(item: Schema.Schema<A, I, R>, identifier: string) =>
-  Schema.Struct({ data: Schema.Array(item), links: Links, meta: ListMeta }).annotations({ identifier })
+export const ListEnvelope = <S extends Schema.Top>(item: S, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(item), links: Links, meta: ListMeta }).annotate({ identifier })
 
 export interface List<A> {
   readonly data: ReadonlyArray<A>

@@ -1,11 +1,10 @@
 /**
  * How the standalone server writes its logs (issue 16, docs/configuration.md "Logs"): Effect's `Logger`, as JSON
  * lines (one object per line, for log collectors) or pretty (colours and indentation, for people), and at which
- * level. JSON lines are written in batches, one write per 10 ms, so that the request log costs no write per request,
- * and formatted by JsonLogLines.ts (the same lines as Effect's `jsonLogger`, cheaper).
+ * level. JSON lines are Effect's `formatJson`, written in batches, one write per 10 ms, so that the request log
+ * costs no write per request.
  */
-import { Config, type ConfigError, Effect, FiberRef, Layer, Logger, LogLevel, Option } from "effect"
-import { jsonLogLines, JsonLogLinesSeam } from "./JsonLogLines.js"
+import { Config, Effect, Layer, Logger, type LogLevel, Option, References } from "effect"
 
 /** `json` lines or `pretty` text. */
 export type LogFormat = "json" | "pretty"
@@ -18,20 +17,20 @@ export interface LogSettings {
 }
 
 const LEVELS = {
-  trace: LogLevel.Trace,
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warning: LogLevel.Warning,
-  error: LogLevel.Error,
-  none: LogLevel.None
-} as const
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warning: "Warn",
+  error: "Error",
+  none: "None"
+} as const satisfies Record<string, LogLevel.LogLevel>
 
 /** `SUPPORT_LOG_FORMAT` (`json`, `pretty`) and `SUPPORT_LOG_LEVEL` (`trace` ... `error`, `none`). */
 export const logConfig: Config.Config<LogSettings> = Config.all({
-  format: Config.option(Config.literal("json", "pretty")("SUPPORT_LOG_FORMAT")),
+  format: Config.option(Config.Literals(["json", "pretty"], "SUPPORT_LOG_FORMAT")),
   level: Config.option(
     Config.map(
-      Config.literal("trace", "debug", "info", "warning", "error", "none")("SUPPORT_LOG_LEVEL"),
+      Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SUPPORT_LOG_LEVEL"),
       (name) => LEVELS[name]
     )
   )
@@ -44,42 +43,30 @@ const writeLines = (lines: Array<string>): Effect.Effect<void> =>
   })
 
 /**
- * The logger `format` names, in place of Effect's default logger and of the pretty one that `NodeRuntime.runMain`
- * installs in its place (without removing it, every line came out twice under `runMain`: pretty, then JSON); JSON
- * lines flushed every 10 ms and when the scope closes.
+ * The logger `format` names, in place of Effect's default logger (and of any other, such as the pretty one a
+ * runtime's `runMain` may install, which would write every line twice); JSON lines flushed every 10 ms and when the
+ * scope closes.
  */
 const loggerFor = (format: LogFormat): Layer.Layer<never> =>
-  Layer.merge(
-    Logger.remove(Logger.prettyLoggerDefault),
-    format === "pretty"
-      ? Logger.replace(Logger.defaultLogger, Logger.prettyLogger())
-      : Layer.unwrapEffect(
-        Effect.map(
-          FiberRef.get(JsonLogLinesSeam),
-          (seam) =>
-            Logger.replaceScoped(
-              Logger.defaultLogger,
-              Logger.batched(seam ? jsonLogLines : Logger.jsonLogger, "10 millis", writeLines)
-            )
-        )
-      )
-  )
+  format === "pretty"
+    ? Logger.layer([Logger.consolePretty()])
+    : Logger.layer([Logger.batched(Logger.formatJson, { window: "10 millis", flush: writeLines })])
 
 /** The logger and level of `settings` (a format given on the command line wins over the environment's). */
 export const loggingLayer = (settings: LogSettings): Layer.Layer<never> => {
   const format = Option.getOrElse(settings.format, (): LogFormat => process.stdout.isTTY === true ? "pretty" : "json")
   return Option.match(settings.level, {
     onNone: () => loggerFor(format),
-    onSome: (level) => Layer.merge(loggerFor(format), Logger.minimumLogLevel(level))
+    onSome: (level) => Layer.merge(loggerFor(format), Layer.succeed(References.MinimumLogLevel, level))
   })
 }
 
 /** The logger of `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL`, with `format` (from `--log-format`) first. */
 export const LoggingFromEnv = (format: Option.Option<LogFormat> = Option.none()): Layer.Layer<
   never,
-  ConfigError.ConfigError
+  Config.ConfigError
 > =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(logConfig, (settings) =>
       loggingLayer({ ...settings, format: Option.orElse(format, () => settings.format) }))
   )

@@ -1,10 +1,12 @@
 /**
  * Corrections to the generated OpenAPI document where HttpApi cannot say what the server does (issue 15 item 8):
  * the D7 body answers (400, 413, 415) that JsonBody.ts gives before any endpoint decodes, request bodies that may
- * be left out, and the auto titles Effect's filters carry (`maxLength(255)`), which name Effect internals.
+ * be left out, the query integers HttpApi documents as strings (Lists.ts), and the auto titles Effect's filters
+ * carry (`maxLength(255)`), which name Effect internals.
  */
 import { Predicate } from "effect"
 import { HttpFailure } from "./ErrorResponses.js"
+import { LIST_PARAMETERS } from "./Lists.js"
 
 type Json = Record<string, unknown>
 
@@ -41,12 +43,12 @@ const envelopeSchema = (code: string | null, description: string): Json => ({
 })
 
 const operationsOf = (spec: Json): Array<Json> =>
-  Object.values(Predicate.isRecord(spec.paths) ? spec.paths : {}).flatMap((item) =>
-    Predicate.isRecord(item) ? Object.values(item).filter(Predicate.isRecord) : []
+  Object.values(Predicate.isObject(spec.paths) ? spec.paths : {}).flatMap((item) =>
+    Predicate.isObject(item) ? Object.values(item).filter(Predicate.isObject) : []
   )
 
 const resolve = (schemas: Json, schema: unknown): Json | undefined => {
-  if (!Predicate.isRecord(schema)) return undefined
+  if (!Predicate.isObject(schema)) return undefined
   return typeof schema.$ref === "string" && schema.$ref.startsWith(SCHEMAS)
     ? resolve(schemas, schemas[schema.$ref.slice(SCHEMAS.length)])
     : schema
@@ -55,10 +57,10 @@ const resolve = (schemas: Json, schema: unknown): Json | undefined => {
 /** Adds `ref` to the response's JSON schema, as an `anyOf` member when the status already has a schema. */
 const addAnswer = (responses: Json, status: string, ref: Json, description: string): void => {
   const existing = responses[status]
-  const media = Predicate.isRecord(existing) && Predicate.isRecord(existing.content)
+  const media = Predicate.isObject(existing) && Predicate.isObject(existing.content)
     ? existing.content["application/json"]
     : undefined
-  if (!Predicate.isRecord(existing) || !Predicate.isRecord(media) || !Predicate.isRecord(media.schema)) {
+  if (!Predicate.isObject(existing) || !Predicate.isObject(media) || !Predicate.isObject(media.schema)) {
     responses[status] = { description, content: { "application/json": { schema: ref } } }
     return
   }
@@ -77,15 +79,71 @@ const documentBodies = (spec: Json, schemas: Json): void => {
   }
   for (const operation of operationsOf(spec)) {
     const body = operation.requestBody
-    if (!Predicate.isRecord(body) || !Predicate.isRecord(operation.responses)) continue
+    if (!Predicate.isObject(body) || !Predicate.isObject(operation.responses)) continue
     for (const { description, name, status } of BODY_FAILURES) {
       addAnswer(operation.responses, status, { $ref: `${SCHEMAS}${name}` }, description)
     }
-    const content = Predicate.isRecord(body.content) ? body.content["application/json"] : undefined
-    const schema = resolve(schemas, Predicate.isRecord(content) ? content.schema : undefined)
+    const content = Predicate.isObject(body.content) ? body.content["application/json"] : undefined
+    const schema = resolve(schemas, Predicate.isObject(content) ? content.schema : undefined)
     const required = schema !== undefined && Array.isArray(schema.required) ? schema.required : []
     if (required.length === 0) body.required = false
   }
+}
+
+/**
+ * Parameters as the list parameters say (Lists.ts), each with its schema's description beside it, where OpenAPI
+ * tools show it: a description on a reference goes around it (`allOf`), as a reference takes no keywords of its own.
+ */
+const documentParameters = (spec: Json): void => {
+  for (const operation of operationsOf(spec)) {
+    if (!Array.isArray(operation.parameters)) continue
+    for (const parameter of operation.parameters) {
+      if (!Predicate.isObject(parameter) || !Predicate.isObject(parameter.schema)) continue
+      const listed = parameter.in === "query" && typeof parameter.name === "string"
+        ? LIST_PARAMETERS[parameter.name]
+        : undefined
+      if (listed !== undefined) {
+        const schema = listed.schema ?? parameter.schema
+        parameter.schema = typeof schema.$ref === "string"
+          ? { allOf: [schema], description: listed.description }
+          : { ...schema, description: listed.description }
+      }
+      const description = Predicate.isObject(parameter.schema) ? parameter.schema.description : undefined
+      if (typeof description === "string") parameter.description = description
+    }
+  }
+}
+
+/** Effect's placeholder for an answer without a body (`<No Content>`) as the other successes read: `Success`. */
+const describeEmptySuccesses = (spec: Json): void => {
+  for (const operation of operationsOf(spec)) {
+    for (const response of Object.values(Predicate.isObject(operation.responses) ? operation.responses : {})) {
+      if (Predicate.isObject(response) && response.description === "<No Content>") response.description = "Success"
+    }
+  }
+}
+
+/** HTTP authentication schemes in lower case, as RFC 7235 writes them (`bearer`); Effect writes `Bearer`. */
+const lowerCaseSchemes = (components: Json): void => {
+  for (
+    const scheme of Object.values(Predicate.isObject(components.securitySchemes) ? components.securitySchemes : {})
+  ) {
+    if (Predicate.isObject(scheme) && typeof scheme.scheme === "string") scheme.scheme = scheme.scheme.toLowerCase()
+  }
+}
+
+/** `anyOf` members written twice (a nullable optional field says `null` twice) said once. */
+const withoutRepeatedMembers = (value: unknown): void => {
+  if (Array.isArray(value)) return value.forEach(withoutRepeatedMembers)
+  if (!Predicate.isObject(value)) return
+  if (Array.isArray(value.anyOf)) {
+    const seen = new Set<string>()
+    value.anyOf = value.anyOf.filter((member) => {
+      const key = JSON.stringify(member)
+      return seen.has(key) ? false : (seen.add(key), true)
+    })
+  }
+  Object.values(value).forEach(withoutRepeatedMembers)
 }
 
 /**
@@ -94,7 +152,7 @@ const documentBodies = (spec: Json, schemas: Json): void => {
  */
 const withoutFilterTitles = (value: unknown): void => {
   if (Array.isArray(value)) return value.forEach(withoutFilterTitles)
-  if (!Predicate.isRecord(value)) return
+  if (!Predicate.isObject(value)) return
   if (typeof value.title === "string" && /^[A-Za-z]+(\(.*\))?$/.test(value.title)) {
     delete value.title
   }
@@ -103,9 +161,14 @@ const withoutFilterTitles = (value: unknown): void => {
 
 /** The document with the corrections above; `spec` is changed in place and returned. */
 export const correctDocument = <Spec extends Json>(spec: Spec): Spec => {
-  const components = Predicate.isRecord(spec.components) ? spec.components : {}
-  const schemas = Predicate.isRecord(components.schemas) ? components.schemas : {}
+  const components = Predicate.isObject(spec.components) ? spec.components : {}
+  const schemas = Predicate.isObject(components.schemas) ? components.schemas : {}
   documentBodies(spec, schemas)
+  documentParameters(spec)
+  describeEmptySuccesses(spec)
+  lowerCaseSchemes(components)
+  withoutRepeatedMembers(spec.paths)
+  withoutRepeatedMembers(schemas)
   withoutFilterTitles(spec.paths)
   withoutFilterTitles(schemas)
   return spec

@@ -7,9 +7,10 @@
  * Each process has its own buckets: N processes behind a load balancer allow up to N times the budget. Requests
  * are keyed by the token's id (never its secret); requests without a bearer token by their remote address.
  */
-import type { HttpApp, HttpServerRequest } from "@effect/platform"
-import { Config, type ConfigError, Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Layer, Schema } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { envelope } from "./ErrorResponses.js"
+import { validated } from "./HttpConfig.js"
 
 export interface RateLimitSettings {
   /** Tokens added per second; 0 turns limiting off. */
@@ -21,20 +22,24 @@ export interface RateLimitSettings {
 /** Limits a busy integration never meets: 100 requests a second, bursts of 200. */
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = { perSecond: 100, burst: 200 }
 
-export class RateLimitConfig extends Context.Reference<RateLimitConfig>()("@support-engine/http/RateLimitConfig", {
+export class RateLimitConfig extends Context.Reference<RateLimitSettings>("@support-engine/http/RateLimitConfig", {
   defaultValue: (): RateLimitSettings => DEFAULT_RATE_LIMITS
 }) {
   /** `SUPPORT_RATE_LIMIT_PER_SECOND` (default 100) and `SUPPORT_RATE_LIMIT_BURST` (default 200); 0 turns it off. */
-  static readonly fromEnv: Layer.Layer<RateLimitConfig, ConfigError.ConfigError> = Layer.effect(
+  static readonly fromEnv: Layer.Layer<never, Config.ConfigError> = Layer.effect(
     RateLimitConfig,
     Config.all({
-      perSecond: Config.number("SUPPORT_RATE_LIMIT_PER_SECOND").pipe(
-        Config.withDefault(DEFAULT_RATE_LIMITS.perSecond),
-        Config.validate({ message: "must be 0 or more", validation: (n) => Number.isFinite(n) && n >= 0 })
+      perSecond: validated(
+        Config.Number("SUPPORT_RATE_LIMIT_PER_SECOND").pipe(Config.withDefault(DEFAULT_RATE_LIMITS.perSecond)),
+        "SUPPORT_RATE_LIMIT_PER_SECOND",
+        "must be 0 or more",
+        (n) => Number.isFinite(n) && n >= 0
       ),
-      burst: Config.integer("SUPPORT_RATE_LIMIT_BURST").pipe(
-        Config.withDefault(DEFAULT_RATE_LIMITS.burst),
-        Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 })
+      burst: validated(
+        Config.Int("SUPPORT_RATE_LIMIT_BURST").pipe(Config.withDefault(DEFAULT_RATE_LIMITS.burst)),
+        "SUPPORT_RATE_LIMIT_BURST",
+        "must be 0 or more",
+        (n) => n >= 0
       )
     })
   )
@@ -69,8 +74,10 @@ const keyOf = (request: HttpServerRequest.HttpServerRequest): string => {
   return `address:${request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"}`
 }
 
-export class RateLimits extends Effect.Service<RateLimits>()("@support-engine/http/RateLimits", {
-  effect: Effect.map(RateLimitConfig, ({ burst, perSecond }) => {
+type App<E, R> = Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+
+export class RateLimits extends Context.Service<RateLimits>()("@support-engine/http/RateLimits", {
+  make: Effect.map(RateLimitConfig, ({ burst, perSecond }) => {
     const enabled = perSecond > 0 && burst > 0
     const buckets = new Map<string, Bucket>()
     const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(burst / perSecond))}`
@@ -116,8 +123,8 @@ export class RateLimits extends Effect.Service<RateLimits>()("@support-engine/ht
       request: HttpServerRequest.HttpServerRequest,
       now: number,
       headers: Record<string, string>,
-      app: HttpApp.Default<E, R>
-    ): HttpApp.Default<E | RateLimited, R> => {
+      app: App<E, R>
+    ): App<E | RateLimited, R> => {
       if (!enabled) return app
       const decision = take(keyOf(request), now)
       Object.assign(headers, decision.headers)
@@ -128,4 +135,6 @@ export class RateLimits extends Effect.Service<RateLimits>()("@support-engine/ht
 
     return { around } as const
   })
-}) {}
+}) {
+  static readonly layer: Layer.Layer<RateLimits> = Layer.effect(this, this.make)
+}

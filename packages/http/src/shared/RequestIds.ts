@@ -4,30 +4,22 @@
  * request runs is annotated `request_id`; and once the answer is ready, one step gives it the headers the request's
  * facts hold (RequestLog.ts) and writes one line at info that describes it.
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { IdGenerator } from "@support-engine/core"
-import { Clock, Effect, FiberRef, HashMap, Option } from "effect"
+import { Clock, Context, Effect, Layer, References } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { answerTag } from "./ETags.js"
-import { currentRequestFacts, logRequest, type RequestFacts } from "./RequestLog.js"
+import { CurrentRequestFacts, logRequest, type RequestFacts } from "./RequestLog.js"
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
-/**
- * The answer with the headers of the request's facts, its `ETag` included when the route gave it one. One
- * `setHeader` per header rather than one `setHeaders`: `setHeaders` spreads a `Headers` object (whose prototype
- * is not `Object.prototype`) into a literal, which V8 copies on a slow path: 13 to 22 µs for four headers here
- * against 3 to 5 µs for four `setHeader`s, the response's construction included (docs/performance.md).
- */
+/** The answer with the headers of the request's facts, its `ETag` included when the route gave it one. */
 const withAnswerHeaders = (facts: RequestFacts, response: HttpServerResponse.HttpServerResponse) => {
   const etag = facts.etag === null || response.status >= 300
     ? undefined
     : facts.etag === true
     ? answerTag(response)
     : facts.etag
-  const answer = Object.entries(facts.headers).reduce(
-    (answer, [name, value]) => HttpServerResponse.setHeader(answer, name, value),
-    response
-  )
+  const answer = HttpServerResponse.setHeaders(response, facts.headers)
   return etag === undefined ? answer : HttpServerResponse.setHeader(answer, "etag", etag)
 }
 
@@ -36,18 +28,19 @@ export type ScopedApp<E, R> = (
   request: HttpServerRequest.HttpServerRequest,
   facts: RequestFacts,
   arrivedMillis: number
-) => HttpApp.Default<E, R>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 
-export class RequestIds extends Effect.Service<RequestIds>()("@support-engine/http/RequestIds", {
-  effect: Effect.gen(function*() {
-    const ids = yield* IdGenerator
-    /** `app` under the request's id and facts: the answer's headers, the log annotation and the request line. */
-    const around = <E, R>(app: ScopedApp<E, R>): HttpApp.Default<E, R> =>
-      Effect.gen(function*() {
-        const started = yield* Clock.currentTimeNanos
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const incoming = request.headers["x-request-id"]
-        const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : yield* ids.uuid
+export class RequestIds extends Context.Service<RequestIds>()("@support-engine/http/RequestIds", {
+  make: Effect.map(IdGenerator, (ids) => {
+    /**
+     * `app` under the request's id and facts: the answer's headers, the log annotation and the request line. The
+     * id's log annotation and the facts go into the request fiber's context as the router puts the route's there:
+     * the server restores the fiber's context when the request ends (RequestLog.ts).
+     */
+    const under = <E, R>(app: ScopedApp<E, R>, requestId: string) =>
+      Effect.withFiber((fiber) => {
+        const started = fiber.getRef(Clock.Clock).currentTimeNanosUnsafe()
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         // Filled in by the steps that run the request, read when the answer is ready, whatever it is.
         const facts: RequestFacts = {
           route: null,
@@ -55,19 +48,34 @@ export class RequestIds extends Effect.Service<RequestIds>()("@support-engine/ht
           headers: { "x-request-id": requestId },
           etag: null
         }
-        // The request's fiber carries its facts and its id's log annotation from here to its end: set, not
-        // scoped, as the platform's own pre-response handlers are (RequestLog.ts says why).
-        yield* FiberRef.set(currentRequestFacts, Option.some(facts))
-        yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", requestId))
-        yield* HttpApp.appendPreResponseHandler((answered, response) =>
-          Effect.flatMap(Clock.currentTimeNanos, (ended) =>
-            Effect.as(
-              logRequest(answered, response, facts, started, ended),
-              withAnswerHeaders(facts, response)
-            ))
+        const annotations = { ...fiber.getRef(References.CurrentLogAnnotations), request_id: requestId }
+        fiber.setContext(
+          Context.add(
+            Context.add(fiber.context, References.CurrentLogAnnotations, annotations),
+            CurrentRequestFacts,
+            facts
+          )
         )
-        return yield* app(request, facts, Number(started / 1_000_000n))
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (answered, response) =>
+          Effect.withFiber((end) =>
+            Effect.as(
+              logRequest(answered, response, facts, started, end.getRef(Clock.Clock).currentTimeNanosUnsafe()),
+              withAnswerHeaders(facts, response)
+            )
+          ))
+        return app(request, facts, Number(started / 1_000_000n))
+      })
+
+    /** `app` with the request's id: the caller's when well-formed, else a new UUID. */
+    const around = <E, R>(app: ScopedApp<E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+      Effect.withFiber((fiber) => {
+        const incoming = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).headers["x-request-id"]
+        return incoming !== undefined && REQUEST_ID.test(incoming)
+          ? under(app, incoming)
+          : Effect.flatMap(ids.uuid, (id) => under(app, id))
       })
     return { around } as const
   })
-}) {}
+}) {
+  static readonly layer: Layer.Layer<RequestIds, never, IdGenerator> = Layer.effect(this, this.make)
+}

@@ -2,11 +2,11 @@
  * The request log (issue 16, docs/configuration.md "Logs"): one line per request at info, through Effect's
  * `Logger`, with the method, the route template (`/v1/companies/:id`, never the path a client sent, which carries
  * ids and arbitrary text), the status, the duration, the request id and the workspace of the token. Never a token,
- * a header value, a query or a body.
+ * a header value, a query or a body. It replaces Effect's own request logger (switched off where the API is served,
+ * Server.ts), which wraps every request in a log span and an exit handler and writes other fields.
  */
-import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, HashMap, Option } from "effect"
-import { globalValue } from "effect/GlobalValue"
+import { type Cause, Context, Effect, LogLevel, Predicate, References } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 
 /**
  * What the request's answer needs from the steps that ran it, written by them and read once, when the answer is
@@ -24,21 +24,20 @@ export interface RequestFacts {
 }
 
 /**
- * The facts of the request the current fiber serves; none outside the request middleware. A fiber ref that
- * `RequestIds` sets once on the request's fiber, as the platform sets its pre-response handlers: every request
- * runs on a fiber of its own that ends with the answer, so nothing needs restoring. Providing a service instead
- * wrapped the whole request in an acquire/release (about a dozen runtime steps and a copy of the context's
- * services, on every request: docs/performance.md).
+ * The facts of the request the current fiber serves; none outside the request middleware. `RequestIds` puts them in
+ * the request fiber's context once, beside its log annotation, as the router puts the route's: the server restores
+ * the fiber's context when the request ends, so nothing is scoped per request.
  */
-export const currentRequestFacts: FiberRef.FiberRef<Option.Option<RequestFacts>> = globalValue(
-  Symbol.for("@support-engine/http/RequestFacts"),
-  () => FiberRef.unsafeMake<Option.Option<RequestFacts>>(Option.none())
-)
+export const CurrentRequestFacts = Context.Reference<RequestFacts | undefined>("@support-engine/http/RequestFacts", {
+  defaultValue: () => undefined
+})
 
 /** Writes into the current request's facts; a fiber that serves no request writes nothing. */
 export const updateFacts = (write: (facts: RequestFacts) => void): Effect.Effect<void> =>
-  Effect.map(FiberRef.get(currentRequestFacts), (facts) => {
-    if (Option.isSome(facts)) write(facts.value)
+  Effect.withFiber((fiber) => {
+    const facts = fiber.getRef(CurrentRequestFacts)
+    if (facts !== undefined) write(facts)
+    return Effect.void
   })
 
 /** Routes served without authentication, whose path is their template. */
@@ -48,13 +47,12 @@ const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/health", "/openapi.json", 
  * Records the matched route's template, from inside a route. A request outside the request middleware (no facts)
  * records nothing.
  */
-export const recordRoute: Effect.Effect<void> = Effect.flatMap(
-  Effect.serviceOption(HttpRouter.RouteContext),
-  (route) =>
-    updateFacts((facts) => {
-      if (Option.isSome(route)) facts.route = route.value.route.path
-    })
-)
+export const recordRoute: Effect.Effect<void> = Effect.withFiber((fiber) => {
+  const facts = fiber.getRef(CurrentRequestFacts)
+  const route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
+  if (facts !== undefined && route !== undefined) facts.route = route.route.path
+  return Effect.void
+})
 
 /** Records the workspace of the request's token. */
 export const recordWorkspace = (workspaceId: string): Effect.Effect<void> =>
@@ -72,9 +70,8 @@ const routeOf = (request: HttpServerRequest.HttpServerRequest, facts: RequestFac
 
 /**
  * The line of one answered request, at info. Its fields are log annotations, as `Effect.annotateLogs` would add
- * them, but set in one mutation of the request fiber's annotation map (which already holds `request_id`): six
- * persistent inserts cost a third of the line, and `annotateLogs` wraps the line in an acquire/release
- * (docs/performance.md). Nothing is restored: the line is the last thing the request's fiber logs.
+ * them, but set in the request fiber's context directly (which already holds `request_id`): the line is the last
+ * thing the request's fiber logs, and the server restores its context after it, so nothing needs restoring here.
  */
 export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
@@ -83,14 +80,38 @@ export const logRequest = (
   startedNanos: bigint,
   endedNanos: bigint
 ): Effect.Effect<void> =>
-  Effect.zipRight(
-    FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
-      HashMap.mutate(annotations, (fields) => {
-        HashMap.set(fields, "method", request.method)
-        HashMap.set(fields, "route", routeOf(request, facts))
-        HashMap.set(fields, "status", response.status)
-        HashMap.set(fields, "duration_ms", Number((endedNanos - startedNanos) / 1000n) / 1000)
-        HashMap.set(fields, "workspace_id", facts.workspaceId)
-      })),
-    Effect.logInfo("request")
-  )
+  Effect.withFiber((fiber) => {
+    if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.void
+    fiber.setContext(Context.add(fiber.context, References.CurrentLogAnnotations, {
+      ...fiber.getRef(References.CurrentLogAnnotations),
+      method: request.method,
+      route: routeOf(request, facts),
+      status: response.status,
+      duration_ms: Number((endedNanos - startedNanos) / 1000n) / 1000,
+      workspace_id: facts.workspaceId
+    }))
+    return Effect.logInfo("request")
+  })
+
+/** An expected failure that answers 5xx (core's errors state their status): the server's fault, to be logged. */
+export const isServerFailure = (error: unknown): boolean =>
+  Predicate.hasProperty(error, "status") && typeof error.status === "number" && error.status >= 500
+
+/**
+ * An error line for a 5xx, with the route template (never the path a client sent, which may carry data) and, for a
+ * typed failure, the reason its body hides from the client (a `PersistenceError`'s database message).
+ */
+export const logServerFailure = (
+  message: string,
+  cause: Cause.Cause<unknown>,
+  method: string,
+  failure?: unknown
+): Effect.Effect<void> =>
+  Effect.flatMap(CurrentRequestFacts, (facts) =>
+    Effect.logError(message, cause).pipe(
+      Effect.annotateLogs({
+        method,
+        route: facts?.route ?? null,
+        ...(Predicate.hasProperty(failure, "reason") ? { reason: String(failure.reason) } : {})
+      })
+    ))

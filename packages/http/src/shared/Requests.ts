@@ -1,80 +1,111 @@
 /** Request schemas of the HTTP face, made from core's request classes so every limit stays defined once. */
-import { withPlainMessages } from "@support-engine/core"
-import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-
-/** A `Schema.Class` is `Transformation(struct of its fields, Declaration(instanceof the class))`. */
-const isClass = (ast: SchemaAST.AST): ast is SchemaAST.Transformation =>
-  ast._tag === "Transformation" && ast.to._tag === "Declaration" &&
-  Option.isSome(SchemaAST.getSurrogateAnnotation(ast.to))
+import { Schema, SchemaAST } from "effect"
 
 /**
- * The same validation with every class, at any depth, replaced by the struct of its fields: a decoded body is
- * plain data and a typed client may send plain objects (a class schema only encodes instances of its class).
+ * The struct of a `Schema.Class`'s fields when `ast` is one: a class is a declaration of its instances whose
+ * encoding is the struct of its fields (its one type parameter).
+ */
+const classFields = (ast: SchemaAST.AST): SchemaAST.Objects | undefined => {
+  if (!SchemaAST.isDeclaration(ast) || ast.typeParameters.length !== 1) return undefined
+  const fields = ast.typeParameters[0]!
+  return SchemaAST.isObjects(fields) && ast.encoding?.[0]?.to === fields ? fields : undefined
+}
+
+const mapOrSame = SchemaAST.mapOrSame
+
+/** The annotations of a class that describe it to a reader (the rest belong to its declaration). */
+const describing = (ast: SchemaAST.AST) => {
+  const annotations = SchemaAST.resolve(ast) ?? {}
+  return {
+    ...(annotations.identifier === undefined ? {} : { identifier: annotations.identifier }),
+    ...(annotations.title === undefined ? {} : { title: annotations.title }),
+    ...(annotations.description === undefined ? {} : { description: annotations.description })
+  }
+}
+
+/**
+ * The same validation with every class, at any depth, replaced by the struct of its fields (with the class's
+ * name, and its place in the parent: optional or not): a decoded body is plain data and a typed client may send
+ * plain objects (a class schema only encodes instances of its class).
  */
 const plain = (ast: SchemaAST.AST): SchemaAST.AST => {
+  const fields = classFields(ast)
+  if (fields !== undefined) {
+    const struct = plain(fields)
+    if (!SchemaAST.isObjects(struct)) return struct
+    const checks = [...(struct.checks ?? []), ...(ast.checks ?? [])]
+    return new SchemaAST.Objects(
+      struct.propertySignatures,
+      struct.indexSignatures,
+      { ...struct.annotations, ...describing(ast) },
+      checks.length === 0 ? undefined : [checks[0]!, ...checks.slice(1)],
+      struct.encoding,
+      ast.context,
+      struct.encodingChecks
+    )
+  }
   switch (ast._tag) {
-    case "Transformation":
-      return isClass(ast) ? plain(ast.from) : ast
-    case "Refinement":
-      return new SchemaAST.Refinement(plain(ast.from), ast.filter, ast.annotations)
-    case "Union":
-      return SchemaAST.Union.make(ast.types.map(plain), ast.annotations)
-    case "TupleType":
-      return new SchemaAST.TupleType(
-        ast.elements.map((e) => new SchemaAST.OptionalType(plain(e.type), e.isOptional, e.annotations)),
-        ast.rest.map((r) => new SchemaAST.Type(plain(r.type), r.annotations)),
-        ast.isReadonly,
-        ast.annotations
-      )
-    case "TypeLiteral":
-      return new SchemaAST.TypeLiteral(
-        ast.propertySignatures.map((ps) =>
-          new SchemaAST.PropertySignature(ps.name, plain(ps.type), ps.isOptional, ps.isReadonly, ps.annotations)
-        ),
+    case "Objects": {
+      const properties = mapOrSame(ast.propertySignatures, (property) => {
+        const type = plain(property.type)
+        return type === property.type ? property : new SchemaAST.PropertySignature(property.name, type)
+      })
+      return properties === ast.propertySignatures ? ast : new SchemaAST.Objects(
+        properties,
         ast.indexSignatures,
-        ast.annotations
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
       )
+    }
+    case "Arrays": {
+      const elements = mapOrSame(ast.elements, plain)
+      const rest = mapOrSame(ast.rest, plain)
+      return elements === ast.elements && rest === ast.rest ? ast : new SchemaAST.Arrays(
+        ast.isMutable,
+        elements,
+        rest,
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
+      )
+    }
+    case "Union": {
+      const types = mapOrSame(ast.types, plain)
+      return types === ast.types ? ast : new SchemaAST.Union(
+        types,
+        ast.options,
+        ast.annotations,
+        ast.checks,
+        ast.encoding,
+        ast.context,
+        ast.encodingChecks
+      )
+    }
+    case "Suspend":
+      return new SchemaAST.Suspend(() => plain(ast.thunk()), ast.annotations, ast.checks, ast.encoding, ast.context)
     default:
       return ast
   }
 }
 
 /**
- * Every field error (D13) at the price of the first. The schema decodes as Effect's default does, stopping at the
- * first error; only when that fails does it decode again with `errors: "all"`, for the whole report. A
- * `parseOptions` annotation would put the option on every decode, and Effect's parser merges such options per call
- * (an object spread: a valid path decode cost 1.7 µs with it against 0.37 µs without, docs/performance.md), while
- * most requests are valid. The typed client encodes requests with the same schemas and checks a refused one again
- * the same way (Client.ts).
+ * A JSON body schema from a core request class: the same fields and limits as plain data, reported in plain words
+ * (D13, core's `fieldErrors`).
+ * Unknown fields are ignored. The class types stay the declared types: the classes carry no methods, so an instance
+ * and its plain fields are the same TypeScript type. Every field error is reported, not the first: the API asks
+ * that of all its decoders (`HttpApi.ParseOptions`, Api.ts).
  */
-const reportingEveryError = <A, I, R>(schema: Schema.Schema<A, I, R>): Schema.Schema<A, I, R> => {
-  // Made from the AST, as `payload` is: request schemas read no services, so the second decode is an Either.
-  const everyError = ParseResult.decodeUnknownEither(Schema.make<A, I, never>(schema.ast), { errors: "all" })
-  return schema.annotations({
-    // A new annotation drops the node's identifier (the OpenAPI component's name) unless it is given again.
-    ...Option.match(SchemaAST.getIdentifierAnnotation(schema.ast), {
-      onNone: () => ({}),
-      onSome: (identifier) => ({ identifier })
-    }),
-    // A failed decode's issue carries the input it was given (`actual`), whatever its kind.
-    decodingFallback: (issue) =>
-      Either.match(everyError(issue.actual), { onLeft: ParseResult.fail, onRight: ParseResult.succeed })
-  })
-}
+export const payload = <S extends Schema.Top & { readonly identifier: string }>(
+  request: S
+): Schema.Codec<S["Type"], S["Encoded"]> => Schema.make<Schema.Codec<S["Type"], S["Encoded"]>>(plain(request.ast))
 
-/**
- * A JSON body schema from a core request class: the same fields and limits as plain data, reporting every
- * field error rather than the first, in plain words (D13). Unknown fields are ignored. The class types stay the declared types:
- * the classes carry no methods, so an instance and its plain fields are the same TypeScript type.
- */
-export const payload = <A, I>(request: Schema.Schema<A, I> & { readonly identifier: string }): Schema.Schema<A, I> =>
-  reportingEveryError(
-    withPlainMessages(Schema.make<A, I, never>(plain(request.ast)).annotations({ identifier: request.identifier }))
-  )
-
-/** Path or query parameters, every error reported in plain words (D13, core's ValidationMessages.ts). */
-export const parameters = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  reportingEveryError(withPlainMessages(Schema.Struct(fields)))
+/** Path or query parameters, reported in plain words (D13, core's ValidationMessages.ts). */
+export const parameters = <const Fields extends Schema.Struct.Fields>(fields: Fields) => Schema.Struct(fields)
 
 /** `{id}` path parameter: a UUID, or a 422 keyed `id` (D13). */
-export const idPath = <A, I extends string>(id: Schema.Schema<A, I>) => parameters({ id })
+export const idPath = <S extends Schema.Top>(id: S) => parameters({ id })

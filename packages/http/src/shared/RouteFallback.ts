@@ -2,8 +2,9 @@
  * What a request no route matched gets (D12): 405 with `Allow` when another method has this path, else 404.
  * The router, like this, ignores a trailing slash.
  */
-import { HttpApi, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi } from "effect/http-api"
 import { Api } from "../Api.js"
 import { HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
 
@@ -31,8 +32,8 @@ const knownRoutes = (): ReadonlyArray<KnownRoute> => {
   return routes
 }
 
-export class RouteFallback extends Effect.Service<RouteFallback>()("@support-engine/http/RouteFallback", {
-  sync: () => {
+export class RouteFallback extends Context.Service<RouteFallback>()("@support-engine/http/RouteFallback", {
+  make: Effect.sync(() => {
     const routes = knownRoutes()
     /** The 404 or 405 response for a request the router did not match. */
     const respond = (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse => {
@@ -43,5 +44,7 @@ export class RouteFallback extends Effect.Service<RouteFallback>()("@support-eng
         : HttpServerResponse.setHeader(renderHttpFailure(HttpFailure.methodNotAllowed), "allow", allowed.join(", "))
     }
     return { respond } as const
-  }
-}) {}
+  })
+}) {
+  static readonly layer: Layer.Layer<RouteFallback> = Layer.effect(this, this.make)
+}

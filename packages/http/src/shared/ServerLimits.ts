@@ -7,6 +7,7 @@
  */
 import { Config } from "effect"
 import { createServer, type Server } from "node:http"
+import { validated } from "./HttpConfig.js"
 
 /** The limits of one server; every duration in milliseconds. */
 export interface ServerLimitSettings {
@@ -37,28 +38,24 @@ export const DEFAULT_SERVER_LIMITS: ServerLimitSettings = {
 }
 
 const positive = (name: string, fallback: number) =>
-  // Validated before the default, so that the error names the variable.
-  Config.integer(name).pipe(
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
-    Config.withDefault(fallback)
-  )
+  validated(Config.Int(name).pipe(Config.withDefault(fallback)), name, "must be a positive integer", (n) => n > 0)
 
 /**
  * `SUPPORT_MAX_CONNECTIONS`, `SUPPORT_HEADERS_TIMEOUT_MS`, `SUPPORT_REQUEST_TIMEOUT_MS`,
  * `SUPPORT_KEEP_ALIVE_TIMEOUT_MS`, `SUPPORT_MAX_HEADER_BYTES` (docs/configuration.md).
  */
-export const serverLimitsConfig: Config.Config<ServerLimitSettings> = Config.all({
-  maxConnections: positive("SUPPORT_MAX_CONNECTIONS", DEFAULT_SERVER_LIMITS.maxConnections),
-  headersTimeoutMs: positive("SUPPORT_HEADERS_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.headersTimeoutMs),
-  requestTimeoutMs: positive("SUPPORT_REQUEST_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.requestTimeoutMs),
-  keepAliveTimeoutMs: positive("SUPPORT_KEEP_ALIVE_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
-  maxHeaderBytes: positive("SUPPORT_MAX_HEADER_BYTES", DEFAULT_SERVER_LIMITS.maxHeaderBytes)
-}).pipe(
+export const serverLimitsConfig: Config.Config<ServerLimitSettings> = validated(
+  Config.all({
+    maxConnections: positive("SUPPORT_MAX_CONNECTIONS", DEFAULT_SERVER_LIMITS.maxConnections),
+    headersTimeoutMs: positive("SUPPORT_HEADERS_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.headersTimeoutMs),
+    requestTimeoutMs: positive("SUPPORT_REQUEST_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.requestTimeoutMs),
+    keepAliveTimeoutMs: positive("SUPPORT_KEEP_ALIVE_TIMEOUT_MS", DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
+    maxHeaderBytes: positive("SUPPORT_MAX_HEADER_BYTES", DEFAULT_SERVER_LIMITS.maxHeaderBytes)
+  }),
   // Node refuses a request timeout shorter than the headers timeout; say so in our own words, naming both.
-  Config.validate({
-    message: "SUPPORT_REQUEST_TIMEOUT_MS must be at least SUPPORT_HEADERS_TIMEOUT_MS",
-    validation: (limits) => limits.requestTimeoutMs >= limits.headersTimeoutMs
-  })
+  "SUPPORT_REQUEST_TIMEOUT_MS",
+  "must be at least SUPPORT_HEADERS_TIMEOUT_MS",
+  (limits) => limits.requestTimeoutMs >= limits.headersTimeoutMs
 )
 
 /**

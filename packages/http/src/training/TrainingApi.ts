@@ -1,5 +1,4 @@
 /** `/training-data` (spec, D20, D30, D31). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CreateTrainingData,
   ListTrainingData,
@@ -11,6 +10,7 @@ import {
   UrlExistsQuery
 } from "@support-engine/core"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import {
   BusinessStateErrorResponse,
@@ -27,75 +27,68 @@ import { idPath, parameters, payload } from "../shared/Requests.js"
 const path = idPath(TrainingDataId)
 
 /** The url items `POST /training-data/url/process` created, one per distinct valid URL (D30). */
-export const ProcessedUrls = Schema.Struct({ data: Schema.Array(TrainingDataItem) }).annotations({
+export const ProcessedUrls = Schema.Struct({ data: Schema.Array(TrainingDataItem) }).annotate({
   identifier: "ProcessedUrls"
 })
 
 /** The answer of `GET /training-data/url/exists` (D20). */
-export const UrlExists = Schema.Struct({ exists: Schema.Boolean }).annotations({ identifier: "UrlExists" })
+export const UrlExists = Schema.Struct({ exists: Schema.Boolean }).annotate({ identifier: "UrlExists" })
 
 export class TrainingApi extends HttpApiGroup.make("training")
   .add(
-    HttpApiEndpoint.post("create", "/training-data")
-      .annotate(OpenApi.Summary, "Create training data")
-      .setPayload(payload(CreateTrainingData))
-      .addSuccess(TrainingDataItem, { status: 201 })
-      .addError(UrlDiscoveryRequiredResponse)
-      .addError(InvalidTypeResponse)
-      .addError(InvalidAgentResponse)
+    HttpApiEndpoint.post("create", "/training-data", {
+      payload: payload(CreateTrainingData),
+      success: TrainingDataItem.pipe(HttpApiSchema.status(201)),
+      error: [UrlDiscoveryRequiredResponse, InvalidTypeResponse, InvalidAgentResponse]
+    }).annotate(OpenApi.Summary, "Create training data")
   )
   .add(
-    HttpApiEndpoint.post("processUrls", "/training-data/url/process")
-      .annotate(OpenApi.Summary, "Process training URLs")
-      .setPayload(payload(ProcessUrls))
-      .addSuccess(ProcessedUrls, { status: 201 })
-      .addError(NoUrlsProvidedResponse)
-      .addError(InvalidAgentResponse)
+    HttpApiEndpoint.post("processUrls", "/training-data/url/process", {
+      payload: payload(ProcessUrls),
+      success: ProcessedUrls.pipe(HttpApiSchema.status(201)),
+      error: [NoUrlsProvidedResponse, InvalidAgentResponse]
+    }).annotate(OpenApi.Summary, "Process training URLs")
   )
   .add(
-    HttpApiEndpoint.get("urlExists", "/training-data/url/exists")
-      .annotate(OpenApi.Summary, "Check whether a training URL exists")
-      .setUrlParams(parameters(UrlExistsQuery.fields))
-      .addSuccess(UrlExists)
+    HttpApiEndpoint.get("urlExists", "/training-data/url/exists", {
+      query: parameters(UrlExistsQuery.fields),
+      success: UrlExists
+    }).annotate(OpenApi.Summary, "Check whether a training URL exists")
   )
   .add(
-    HttpApiEndpoint.get("list", "/training-data")
-      .annotate(OpenApi.Summary, "List training data")
-      .setUrlParams(listQuery({ type: ListTrainingData.fields.type, status: ListTrainingData.fields.status }))
-      .addSuccess(ListEnvelope(TrainingDataItem, "TrainingDataList"))
+    HttpApiEndpoint.get("list", "/training-data", {
+      query: listQuery({ type: ListTrainingData.fields.type, status: ListTrainingData.fields.status }),
+      success: ListEnvelope(TrainingDataItem, "TrainingDataList")
+    }).annotate(OpenApi.Summary, "List training data")
   )
   .add(
-    HttpApiEndpoint.get("get", "/training-data/:id")
-      .annotate(OpenApi.Summary, "Get training data")
-      .setPath(path)
-      .addSuccess(TrainingDataItem)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("get", "/training-data/:id", {
+      params: path,
+      success: TrainingDataItem,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Get training data")
   )
   .add(
-    HttpApiEndpoint.put("update", "/training-data/:id")
-      .annotate(OpenApi.Summary, "Update training data")
-      .setPath(path)
-      .setPayload(payload(UpdateTrainingData))
-      .addSuccess(TrainingDataItem)
-      .addError(NotFoundResponse)
-      .addError(InvalidAgentResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/training-data/:id", {
+      params: path,
+      payload: payload(UpdateTrainingData),
+      success: TrainingDataItem,
+      error: [NotFoundResponse, InvalidAgentResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update training data")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/training-data/:id")
-      .annotate(OpenApi.Summary, "Delete training data")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/training-data/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete training data")
   )
   .add(
-    HttpApiEndpoint.post("resync", "/training-data/:id/resync-now")
-      .annotate(OpenApi.Summary, "Resync training data now")
-      .setPath(path)
-      .addSuccess(ResyncStarted)
-      .addError(NotFoundResponse)
-      .addError(BusinessStateErrorResponse)
+    HttpApiEndpoint.post("resync", "/training-data/:id/resync-now", {
+      params: path,
+      success: ResyncStarted,
+      error: [NotFoundResponse, BusinessStateErrorResponse]
+    }).annotate(OpenApi.Summary, "Resync training data now")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Training data")

@@ -1,5 +1,4 @@
 /** `/webhooks`: subscriptions, secret rotation, the delivery log, redelivery, ping and recover (D36-D38, D46, D52). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CreateWebhook,
   DeliveryId,
@@ -13,6 +12,7 @@ import {
   WebhookRecovery,
   WebhookWithSecret
 } from "@support-engine/core"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { BusinessStateErrorResponse, NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
 import { ListEnvelope, listQuery } from "../shared/Lists.js"
@@ -22,98 +22,88 @@ const path = idPath(WebhookId)
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("create", "/webhooks")
-      .annotate(OpenApi.Summary, "Create a webhook")
-      .setPayload(payload(CreateWebhook))
-      .addSuccess(WebhookWithSecret, { status: 201 })
-      .addError(BusinessStateErrorResponse)
+    HttpApiEndpoint.post("create", "/webhooks", {
+      payload: payload(CreateWebhook),
+      success: WebhookWithSecret.pipe(HttpApiSchema.status(201)),
+      error: BusinessStateErrorResponse
+    }).annotate(OpenApi.Summary, "Create a webhook")
   )
   .add(
-    HttpApiEndpoint.get("list", "/webhooks")
+    HttpApiEndpoint.get("list", "/webhooks", { query: listQuery({}), success: ListEnvelope(Webhook, "WebhookList") })
       .annotate(OpenApi.Summary, "List webhooks")
-      .setUrlParams(listQuery({}))
-      .addSuccess(ListEnvelope(Webhook, "WebhookList"))
   )
   .add(
-    HttpApiEndpoint.get("get", "/webhooks/:id")
-      .annotate(OpenApi.Summary, "Get a webhook")
-      .setPath(path)
-      .addSuccess(Webhook)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("get", "/webhooks/:id", { params: path, success: Webhook, error: NotFoundResponse }).annotate(
+      OpenApi.Summary,
+      "Get a webhook"
+    )
   )
   .add(
-    HttpApiEndpoint.put("update", "/webhooks/:id")
-      .annotate(OpenApi.Summary, "Update a webhook")
-      .setPath(path)
-      .setPayload(payload(UpdateWebhook))
-      .addSuccess(Webhook)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.put("update", "/webhooks/:id", {
+      params: path,
+      payload: payload(UpdateWebhook),
+      success: Webhook,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Update a webhook")
   )
   .add(
-    HttpApiEndpoint.del("delete", "/webhooks/:id")
-      .annotate(OpenApi.Summary, "Delete a webhook")
-      .setPath(path)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .addError(PreconditionFailedResponse)
+    HttpApiEndpoint.delete("delete", "/webhooks/:id", {
+      params: path,
+      success: HttpApiSchema.NoContent,
+      error: [NotFoundResponse, PreconditionFailedResponse]
+    }).annotate(OpenApi.Summary, "Delete a webhook")
   )
   .add(
-    HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret")
-      .annotate(OpenApi.Summary, "Rotate a webhook's secret")
-      .setPath(path)
-      .setPayload(payload(RotateWebhookSecret))
-      .addSuccess(WebhookWithSecret)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("rotateSecret", "/webhooks/:id/rotate-secret", {
+      params: path,
+      payload: payload(RotateWebhookSecret),
+      success: WebhookWithSecret,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Rotate a webhook's secret")
   )
   .add(
-    HttpApiEndpoint.post("enable", "/webhooks/:id/enable")
+    HttpApiEndpoint.post("enable", "/webhooks/:id/enable", { params: path, success: Webhook, error: NotFoundResponse })
       .annotate(OpenApi.Summary, "Re-enable a webhook")
-      .setPath(path)
-      .addSuccess(Webhook)
-      .addError(NotFoundResponse)
   )
   .add(
-    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries")
-      .annotate(OpenApi.Summary, "List a webhook's deliveries")
-      .setPath(path)
-      .setUrlParams(listQuery({ status: ListWebhookDeliveries.fields.status }))
-      .addSuccess(ListEnvelope(WebhookDelivery, "WebhookDeliveryList"))
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries", {
+      params: path,
+      query: listQuery({ status: ListWebhookDeliveries.fields.status }),
+      success: ListEnvelope(WebhookDelivery, "WebhookDeliveryList"),
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "List a webhook's deliveries")
   )
   .add(
-    HttpApiEndpoint.post("redeliver", "/webhooks/:id/deliveries/:deliveryId/redeliver")
-      .annotate(OpenApi.Summary, "Redeliver a delivery")
-      .setPath(parameters({ id: WebhookId, deliveryId: DeliveryId }))
-      .addSuccess(WebhookDelivery)
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("redeliver", "/webhooks/:id/deliveries/:deliveryId/redeliver", {
+      params: parameters({ id: WebhookId, deliveryId: DeliveryId }),
+      success: WebhookDelivery,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Redeliver a delivery")
   )
   .add(
-    HttpApiEndpoint.post("ping", "/webhooks/:id/ping")
-      .annotate(OpenApi.Summary, "Send a webhook.ping event to this webhook alone")
-      .annotate(
-        OpenApi.Description,
-        "Queues one `webhook.ping` delivery to this webhook, whatever it subscribes to, and answers it (202). " +
-          "The ping is signed and retried like any delivery and appears in the delivery log, but not in " +
-          "`/events`. A deactivated webhook receives it once enabled."
-      )
-      .setPath(path)
-      .addSuccess(WebhookDelivery, { status: 202 })
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("ping", "/webhooks/:id/ping", {
+      params: path,
+      success: WebhookDelivery.pipe(HttpApiSchema.status(202)),
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Send a webhook.ping event to this webhook alone").annotate(
+      OpenApi.Description,
+      "Queues one `webhook.ping` delivery to this webhook, whatever it subscribes to, and answers it (202). " +
+        "The ping is signed and retried like any delivery and appears in the delivery log, but not in " +
+        "`/events`. A deactivated webhook receives it once enabled."
+    )
   )
   .add(
-    HttpApiEndpoint.post("recover", "/webhooks/:id/recover")
-      .annotate(OpenApi.Summary, "Queue again the deliveries that failed since a time")
-      .annotate(
-        OpenApi.Description,
-        "Every delivery of this webhook created at or after `since` (and before `until`, if given) that failed " +
-          "or was cancelled is queued again with a fresh attempt budget and the same delivery id; answers how " +
-          "many (202). A deactivated webhook receives them once enabled."
-      )
-      .setPath(path)
-      .setPayload(payload(RecoverWebhook))
-      .addSuccess(WebhookRecovery, { status: 202 })
-      .addError(NotFoundResponse)
+    HttpApiEndpoint.post("recover", "/webhooks/:id/recover", {
+      params: path,
+      payload: payload(RecoverWebhook),
+      success: WebhookRecovery.pipe(HttpApiSchema.status(202)),
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Queue again the deliveries that failed since a time").annotate(
+      OpenApi.Description,
+      "Every delivery of this webhook created at or after `since` (and before `until`, if given) that failed " +
+        "or was cancelled is queued again with a fresh attempt budget and the same delivery id; answers how " +
+        "many (202). A deactivated webhook receives them once enabled."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Webhooks")

@@ -1,7 +1,7 @@
-/** Agents on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Agents on `effect/sql`. */
 import { Agent, AgentId, AgentRepo, EscalationRule, ProhibitedPhrase, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -28,7 +28,7 @@ const AgentRow = Schema.Struct({
 })
 
 const COUNTER = "agents"
-const toAgent = (row: typeof AgentRow.Type) => new Agent(row, true)
+const toAgent = (row: typeof AgentRow.Type) => new Agent(row, { disableChecks: true })
 const encodePhrases = Schema.encodeSync(Schema.Array(ProhibitedPhrase))
 const encodeRules = Schema.encodeSync(Schema.Array(EscalationRule))
 const COLUMNS = "id, name, slug, description, avatar_url, max_messages_per_session, tone, response_length, " +
@@ -42,7 +42,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
     const p = params(sql)
     const columns = sql.literal(COLUMNS)
 
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: AgentId }),
       Result: AgentRow,
       execute: (r) => sql`SELECT ${columns} FROM agents WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -61,7 +61,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
-    const countActive = RowSchema.single({
+    const countActive = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, is_active: Schema.Boolean }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
@@ -77,7 +77,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
     return AgentRepo.of({
       insert: (workspaceId, a) => {
         const v = values(a)
-        return Effect.zipRight(
+        return Effect.andThen(
           sql`INSERT INTO agents (id, workspace_id, name, slug, description, avatar_url, max_messages_per_session, tone,
             response_length, is_active, is_copilot, auto_reply, model, prohibited_phrases, escalation_rules, created_at,
             updated_at) VALUES (${a.id}, ${workspaceId}, ${a.name}, ${a.slug}, ${a.description}, ${a.avatar_url},

@@ -1,36 +1,43 @@
 /**
  * The model AI agents answer with, as `SUPPORT_AI_PROVIDER` names it (D53): `local` (the default, offline), `openai`
- * (`@effect/ai-openai`, the Responses API) or `anthropic` (`@effect/ai-anthropic`, the Messages API). The agent's
- * `model` names the provider's model. Keys and base URLs: `SUPPORT_OPENAI_API_KEY`, `SUPPORT_OPENAI_BASE_URL`,
- * `SUPPORT_ANTHROPIC_API_KEY`, `SUPPORT_ANTHROPIC_BASE_URL`, read as `Redacted`.
+ * (the Responses API, OpenAiModel.ts) or `anthropic` (the Messages API, AnthropicModel.ts), each an `effect/ai`
+ * `LanguageModel` over `effect/http`'s fetch client. The agent's `model` names the provider's model. Keys and base
+ * URLs: `SUPPORT_OPENAI_API_KEY`, `SUPPORT_OPENAI_BASE_URL`, `SUPPORT_ANTHROPIC_API_KEY`,
+ * `SUPPORT_ANTHROPIC_BASE_URL`, read as `Redacted`.
  *
  * A remote provider's modules are imported only when it is chosen, as the PostgreSQL client is (Storage.ts): they
  * and the fetch client cost start time that a `local` engine does not pay.
  */
 import { AnswerModel, LocalAnswerModel } from "@support-engine/core"
-import { Config, ConfigError, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { Config, Effect, Layer, Option, type Redacted, Schema, SchemaIssue } from "effect"
 
 /** The provider's model when a classification has no agent: the providers' small, cheap models. */
 const DEFAULT_MODELS = { openai: "gpt-4o-mini", anthropic: "claude-3-5-haiku-latest" } as const
 
-const baseUrl = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Config.mapOrFail(Option.match({
-      onNone: () => Either.right(undefined),
+/** A configuration error about the variable `name`, which names it. */
+const invalid = (name: string, message: string) =>
+  new Config.ConfigError(
+    new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
+  )
+
+const baseUrl = (name: string): Config.Config<string | undefined> =>
+  Config.option(Config.String(name)).pipe(
+    Config.mapEffect(Option.match({
+      onNone: () => Effect.succeed(undefined),
       onSome: (text) => {
         const url = URL.canParse(text) ? new URL(text) : undefined
         return url !== undefined && (url.protocol === "https:" || url.protocol === "http:") && url.search === ""
-          ? Either.right(text.replace(/\/+$/, ""))
-          : Either.left(ConfigError.InvalidData([name], "must be an absolute http(s) URL without a query"))
+          ? Effect.succeed(text.replace(/\/+$/, ""))
+          : Effect.fail(invalid(name, "must be an absolute http(s) URL without a query"))
       }
     }))
   )
 
 const apiKey = (name: string, provider: string): Config.Config<Redacted.Redacted> =>
-  Config.option(Config.redacted(name)).pipe(
-    Config.mapOrFail(Option.match({
-      onNone: () => Either.left(ConfigError.MissingData([name], `required when SUPPORT_AI_PROVIDER is ${provider}`)),
-      onSome: Either.right
+  Config.option(Config.Redacted(name)).pipe(
+    Config.mapEffect(Option.match({
+      onNone: () => Effect.fail(invalid(name, `required when SUPPORT_AI_PROVIDER is ${provider}`)),
+      onSome: Effect.succeed
     }))
   )
 
@@ -38,30 +45,21 @@ const apiKey = (name: string, provider: string): Config.Config<Redacted.Redacted
 const openAi = (key: Redacted.Redacted, url: string | undefined) =>
   Effect.promise(() =>
     Promise.all([
-      import("@effect/ai-openai"),
-      import("@effect/platform"),
+      import("./OpenAiModel.js"),
+      import("effect/http"),
       import("@support-engine/core/LanguageModelAnswers")
     ])
   ).pipe(
-    Effect.map(([{ OpenAiClient, OpenAiLanguageModel }, { FetchHttpClient, HttpClient }, { languageModelAnswers }]) =>
+    Effect.map(([OpenAi, { FetchHttpClient, HttpClient }, { languageModelAnswers }]) =>
       Layer.effect(
         AnswerModel,
-        Effect.map(OpenAiClient.OpenAiClient, (client) =>
+        Effect.map(HttpClient.HttpClient, (http) =>
           languageModelAnswers({
             provider: "openai",
             defaultModel: DEFAULT_MODELS.openai,
-            languageModel: (model) =>
-              OpenAiLanguageModel.make({ model }).pipe(Effect.provideService(OpenAiClient.OpenAiClient, client))
+            languageModel: (model) => OpenAi.make(http, { apiKey: key, baseUrl: url ?? OpenAi.OPENAI_BASE_URL, model })
           }))
-      ).pipe(
-        Layer.provide(OpenAiClient.layer({
-          apiKey: key,
-          apiUrl: url,
-          // No trace headers to a third party: they would tell it about the engine's own spans.
-          transformClient: (http) => HttpClient.withTracerPropagation(http, false)
-        })),
-        Layer.provide(FetchHttpClient.layer)
-      )
+      ).pipe(Layer.provide(FetchHttpClient.layer))
     )
   )
 
@@ -69,33 +67,22 @@ const openAi = (key: Redacted.Redacted, url: string | undefined) =>
 const anthropic = (key: Redacted.Redacted, url: string | undefined) =>
   Effect.promise(() =>
     Promise.all([
-      import("@effect/ai-anthropic"),
-      import("@effect/platform"),
+      import("./AnthropicModel.js"),
+      import("effect/http"),
       import("@support-engine/core/LanguageModelAnswers")
     ])
   ).pipe(
-    Effect.map((
-      [{ AnthropicClient, AnthropicLanguageModel }, { FetchHttpClient, HttpClient }, { languageModelAnswers }]
-    ) =>
+    Effect.map(([Anthropic, { FetchHttpClient, HttpClient }, { languageModelAnswers }]) =>
       Layer.effect(
         AnswerModel,
-        Effect.map(AnthropicClient.AnthropicClient, (client) =>
+        Effect.map(HttpClient.HttpClient, (http) =>
           languageModelAnswers({
             provider: "anthropic",
             defaultModel: DEFAULT_MODELS.anthropic,
             languageModel: (model) =>
-              AnthropicLanguageModel.make({ model }).pipe(
-                Effect.provideService(AnthropicClient.AnthropicClient, client)
-              )
+              Anthropic.make(http, { apiKey: key, baseUrl: url ?? Anthropic.ANTHROPIC_BASE_URL, model })
           }))
-      ).pipe(
-        Layer.provide(AnthropicClient.layer({
-          apiKey: key,
-          apiUrl: url,
-          transformClient: (http) => HttpClient.withTracerPropagation(http, false)
-        })),
-        Layer.provide(FetchHttpClient.layer)
-      )
+      ).pipe(Layer.provide(FetchHttpClient.layer))
     )
   )
 
@@ -103,9 +90,9 @@ const anthropic = (key: Redacted.Redacted, url: string | undefined) =>
  * The `AnswerModel` of `SUPPORT_AI_PROVIDER`. A remote provider without its key fails to build with a
  * `ConfigError` naming the variable, so the engine does not start rather than hand every conversation off.
  */
-export const AnswerModelLive: Layer.Layer<AnswerModel, ConfigError.ConfigError> = Layer.unwrapEffect(
+export const AnswerModelLive: Layer.Layer<AnswerModel, Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const provider = yield* Config.literal("local", "openai", "anthropic")("SUPPORT_AI_PROVIDER").pipe(
+    const provider = yield* Config.Literals(["local", "openai", "anthropic"], "SUPPORT_AI_PROVIDER").pipe(
       Config.withDefault("local" as const)
     )
     switch (provider) {

@@ -1,11 +1,11 @@
 /**
- * The passage index on `@effect/sql` (D53): FTS5 with bm25 on SQLite, `tsvector` with `ts_rank` on PostgreSQL
+ * The passage index on `effect/sql` (D53): FTS5 with bm25 on SQLite, `tsvector` with `ts_rank` on PostgreSQL
  * (migration 0016). Sources are filtered when reading: completed items linked to the agent or to no agent, and
  * translations of published articles, of the asking workspace only.
  */
-import { SqlClient } from "@effect/sql"
-import { AgentId, Citation, CitationType, PassageIndex, WorkspaceId } from "@support-engine/core"
+import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { TRAINING_VECTOR, TRANSLATION_VECTOR } from "../migrations/0016_ai_passages.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
@@ -13,7 +13,7 @@ import { mapSqlError } from "../shared/SqlErrors.js"
 
 const PassageRow = Schema.Struct({
   source_type: CitationType,
-  source_id: Schema.UUID,
+  source_id: Uuid,
   locale: Schema.NullOr(Schema.String),
   title: Schema.String,
   url: Schema.NullOr(Schema.String),
@@ -87,7 +87,7 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
             rows.map((row) => ({
               citation: new Citation(
                 { type: row.source_type, id: row.source_id, title: row.title, url: row.url },
-                true
+                { disableChecks: true }
               ),
               locale: row.locale,
               text: row.text

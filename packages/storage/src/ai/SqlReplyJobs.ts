@@ -1,10 +1,10 @@
 /**
- * The reply loop's jobs on `@effect/sql` (D53, migration 0026): claimed under a lease in one statement (PostgreSQL
+ * The reply loop's jobs on `effect/sql` (D53, migration 0026): claimed under a lease in one statement (PostgreSQL
  * skips rows another claimer locks, D43), completed only while the claim holds, given back when a worker stops.
  */
-import { SqlClient } from "@effect/sql"
 import { AgentId, ConversationId, MessageId, ReplyJobId, ReplyJobs, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
@@ -31,7 +31,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
      * conversation is pending, so replies come in the order of the messages; an expired lease is due again
      * (the lease end is its due time).
      */
-    const claim = RowSchema.findOne({
+    const claim = RowSchema.findOneOption({
       Request: Schema.Struct({ now: Schema.String, lease: Schema.String, claimant: Schema.String }),
       Result: Schema.Struct({ id: ReplyJobId }),
       execute: (r) => {
@@ -46,7 +46,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
       }
     })
 
-    const load = RowSchema.findOne({
+    const load = RowSchema.findOneOption({
       Request: Schema.Struct({ id: ReplyJobId, claimant: Schema.String }),
       Result: ClaimedRow,
       execute: (r) =>
@@ -56,7 +56,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
             WHERE j.id = ${r.id} AND j.claimed_by = ${r.claimant}`
     })
 
-    const count = RowSchema.single({
+    const count = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, conversation_id: ConversationId, agent_id: AgentId }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>

@@ -1,7 +1,7 @@
-/** Companies on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Companies on `effect/sql`. */
 import { Company, CompanyId, CompanyRepo, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -21,7 +21,7 @@ const CompanyRow = Schema.Struct({
 })
 
 const COUNTER = "companies"
-const toCompany = (row: typeof CompanyRow.Type) => new Company(row, true)
+const toCompany = (row: typeof CompanyRow.Type) => new Company(row, { disableChecks: true })
 
 export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlClient | Counters> = Layer.effect(
   CompanyRepo,
@@ -29,7 +29,7 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
 
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CompanyId }),
       Result: CompanyRow,
       execute: (r) => sql`SELECT * FROM companies WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -46,7 +46,7 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
 
     return CompanyRepo.of({
       insert: (workspaceId, c) =>
-        Effect.zipRight(
+        Effect.andThen(
           sql`INSERT INTO companies (id, workspace_id, name, domain, country, avatar_url, first_seen_at, last_seen_at,
             created_at, updated_at) VALUES (${c.id}, ${workspaceId}, ${c.name}, ${c.domain}, ${c.country},
             ${c.avatar_url}, ${ts(c.first_seen_at)}, ${ts(c.last_seen_at)}, ${ts(c.created_at)},

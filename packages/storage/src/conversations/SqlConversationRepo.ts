@@ -1,5 +1,4 @@
-/** Conversations and messages on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Conversations and messages on `effect/sql`. */
 import {
   AgentId,
   AssigneeType,
@@ -18,6 +17,7 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -34,7 +34,7 @@ const ConversationRow = Schema.Struct({
   subject: Schema.NullOr(Schema.String),
   status: ConversationStatus,
   priority: ConversationPriority,
-  assignee_id: Schema.NullOr(Schema.UUID),
+  assignee_id: Conversation.fields.assignee_id,
   assignee_type: Schema.NullOr(AssigneeType),
   tags: DbJson(Schema.Array(Schema.String)),
   closed_at: Schema.NullOr(DbTimestamp),
@@ -57,7 +57,7 @@ const MessageRow = Schema.Struct({
   id: MessageId,
   conversation_id: ConversationId,
   sender_type: SenderType,
-  sender_id: Schema.NullOr(Schema.UUID),
+  sender_id: Message.fields.sender_id,
   customer_id: CustomerId,
   content: Schema.String,
   sent_at: DbTimestamp,
@@ -72,9 +72,9 @@ const encodeCitations = Schema.encodeSync(Schema.Array(Citation))
 
 const CONVERSATIONS = "conversations"
 const MESSAGES = "messages"
-const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row, true)
+const toConversation = (row: typeof ConversationRow.Type) => new Conversation(row, { disableChecks: true })
 const toMessage = ({ addresses, citations, ...row }: typeof MessageRow.Type) =>
-  new Message({ ...row, ...addresses, citations: citations ?? [] }, true)
+  new Message({ ...row, ...addresses, citations: citations ?? [] }, { disableChecks: true })
 
 const ConversationFilter = Schema.Struct({
   workspace_id: WorkspaceId,
@@ -107,7 +107,7 @@ export const SqlConversationRepoLive: Layer.Layer<
   const equals = (filters: Record<string, string | undefined>) =>
     Object.entries(filters).flatMap(([column, value]) => value === undefined ? [] : [sql`${sql(column)} = ${value}`])
 
-  const findConversation = RowSchema.findOne({
+  const findConversation = RowSchema.findOneOption({
     Request: Schema.Struct({ workspace_id: WorkspaceId, id: ConversationId }),
     Result: ConversationRow,
     execute: (r) => sql`SELECT * FROM conversations WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -119,7 +119,7 @@ export const SqlConversationRepoLive: Layer.Layer<
       sql`SELECT * FROM conversations WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ${keyset(sql, { after_at, after_id, limit, offset, order, since }, CONVERSATION_ORDER)}`
   })
-  const conversationCount = RowSchema.single({
+  const conversationCount = RowSchema.findOne({
     Request: ConversationFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>
@@ -164,7 +164,7 @@ export const SqlConversationRepoLive: Layer.Layer<
       sql`SELECT c.* FROM ${searchBody(request)}
           ORDER BY best.score, c.created_at DESC, c.id DESC ${limitClause(sql, limit, offset)}`
   })
-  const searchCount = RowSchema.single({
+  const searchCount = RowSchema.findOne({
     Request: SearchRequest,
     Result: Schema.Struct({ total: DbInt }),
     execute: (request) => sql`SELECT COUNT(*) AS total FROM ${searchBody(request)}`
@@ -176,7 +176,7 @@ export const SqlConversationRepoLive: Layer.Layer<
       sql`SELECT * FROM messages WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ${keyset(sql, { after_at, after_id, limit, offset, order, since }, MESSAGE_ORDER)}`
   })
-  const messageCount = RowSchema.single({
+  const messageCount = RowSchema.findOne({
     Request: MessageFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>
@@ -188,7 +188,7 @@ export const SqlConversationRepoLive: Layer.Layer<
 
   const conversations = ConversationRepo.of({
     insert: (workspaceId, c) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`INSERT INTO conversations (id, workspace_id, channel, customer_id, agent_id, subject, status, priority,
           assignee_id, assignee_type, tags, closed_at, first_response_at, last_message_at, is_spam, spam_score,
           created_at, updated_at) VALUES (${c.id}, ${workspaceId}, ${c.channel}, ${c.customer_id}, ${c.agent_id},
@@ -250,7 +250,7 @@ export const SqlConversationRepoLive: Layer.Layer<
 
   const messages = MessageRepo.of({
     insert: (workspaceId, m) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`INSERT INTO messages (id, workspace_id, conversation_id, sender_type, sender_id, customer_id, content,
           sent_at, is_internal, addresses, email_status, email_error_message, citations, created_at) VALUES (${m.id},
           ${workspaceId}, ${m.conversation_id}, ${m.sender_type}, ${m.sender_id}, ${m.customer_id}, ${m.content},

@@ -1,7 +1,7 @@
-/** Customers on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Customers on `effect/sql`. */
 import { CompanyId, Customer, CustomerId, CustomerRepo, normalizeEmail, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -28,7 +28,7 @@ const CustomerRow = Schema.Struct({
 
 const COUNTER = "customers"
 const ORDER = { newest: "created_at", updated: "updated_at" }
-const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, true)
+const toCustomer = (row: typeof CustomerRow.Type) => new Customer(row, { disableChecks: true })
 // The keys core's Customers maps to 422s: a duplicate email, a company deleted by a concurrent transaction.
 const keys = { unique: "customers.email", foreign: "customers.company_id" }
 const COLUMNS = "id, first_name, last_name, email, phone, locale, country, company_id, avatar_url, first_seen_at, " +
@@ -42,13 +42,13 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
     const columns = sql.literal(COLUMNS)
     const prefixedColumns = sql.literal(COLUMNS.split(", ").map((column) => `c.${column}`).join(", "))
 
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CustomerId }),
       Result: CustomerRow,
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const findByEmail = RowSchema.findOne({
+    const findByEmail = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, email: Schema.String }),
       Result: CustomerRow,
       execute: (r) =>
@@ -103,13 +103,13 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
           })
         }, c.created_at DESC, c.id DESC ${limit(sql, r.limit, r.offset)}`
     })
-    const searchCount = RowSchema.single({
+    const searchCount = RowSchema.findOne({
       Request: SearchRequest,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchFrom} WHERE ${searchWhere(r)}`
     })
 
-    const count = RowSchema.single({
+    const count = RowSchema.findOne({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`
@@ -119,7 +119,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
 
     return CustomerRepo.of({
       insert: (workspaceId, c) =>
-        Effect.zipRight(
+        Effect.andThen(
           sql`INSERT INTO customers (id, workspace_id, first_name, last_name, email, email_normalized, phone, locale,
             country, company_id, avatar_url, first_seen_at, last_seen_at, created_at, updated_at) VALUES (${c.id},
             ${workspaceId}, ${c.first_name}, ${c.last_name}, ${c.email}, ${email(c)}, ${c.phone}, ${c.locale},

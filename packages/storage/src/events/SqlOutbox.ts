@@ -1,7 +1,7 @@
-/** The `Outbox` port on `@effect/sql`: events are rows appended in the caller's transaction. */
-import { SqlClient } from "@effect/sql"
+/** The `Outbox` port on `effect/sql`: events are rows appended in the caller's transaction. */
 import { Actor, Event, EventData, EventId, EventType, Outbox, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -16,7 +16,7 @@ const EventRow = Schema.Struct({
   event: EventType,
   occurred_at: DbTimestamp,
   actor_type: Actor.fields.type,
-  actor_id: Schema.NullOr(Schema.UUID),
+  actor_id: Actor.fields.id,
   data: DbJson(EventData)
 })
 
@@ -38,7 +38,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     const counters = yield* Counters
     const p = params(sql)
 
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
       Result: EventRow,
       execute: (r) =>
@@ -60,7 +60,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             ${keyset(sql, r, { newest: "occurred_at", updated: "occurred_at" })}`
     })
 
-    const countByType = RowSchema.single({
+    const countByType = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
@@ -85,7 +85,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
 
     return Outbox.of({
       append: (workspaceId, event) =>
-        Effect.zipRight(
+        Effect.andThen(
           sql`INSERT INTO events (id, workspace_id, event, occurred_at, actor_type, actor_id, data) VALUES (
             ${event.id}, ${workspaceId}, ${event.event}, ${ts(event.occurred_at)}, ${event.actor.type},
             ${event.actor.id}, ${p.json(event.data)})`.pipe(mapSqlError),

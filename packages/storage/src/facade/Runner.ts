@@ -17,7 +17,7 @@ import {
   type Webhooks,
   type WriteOptions
 } from "@support-engine/core"
-import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema } from "effect"
+import { Cause, type Context, Effect, Exit, Layer, ManagedRuntime, Option, References, Schema } from "effect"
 
 /** What the Promise API runs on: every core service, webhook subscriptions included. */
 export type FacadeServices = EngineService | Webhooks
@@ -27,7 +27,7 @@ export type FacadeServices = EngineService | Webhooks
  * (Tracing.ts): a Promise host has no tracer to give its spans to.
  */
 export const makeRunner = <R, E>(layer: Layer.Layer<R, E>) => {
-  const runtime = ManagedRuntime.make(Layer.provideMerge(layer, Layer.setTracerEnabled(false)))
+  const runtime = ManagedRuntime.make(Layer.provideMerge(layer, Layer.succeed(References.TracerEnabled, false)))
   const run = <A, E2>(effect: Effect.Effect<A, E2, R>): Promise<A> =>
     runtime.runPromiseExit(effect).then((exit) =>
       Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))
@@ -35,11 +35,11 @@ export const makeRunner = <R, E>(layer: Layer.Layer<R, E>) => {
   return { run, runtime, dispose: () => runtime.dispose() } as const
 }
 
-export const encode = <A, I>(schema: Schema.Schema<A, I>) => Schema.encode(schema)
-export const page = <A, I>(item: Schema.Schema<A, I>) => Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
+export const encode = <A, I>(schema: Schema.Codec<A, I>) => Schema.encodeEffect(schema)
+export const page = <A, I>(item: Schema.Codec<A, I>) => Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
 
 /** Decodes a path-style id, failing as HTTP does with `errors.id` (D13). */
-export const decodeId = <A>(schema: Schema.Schema<A, string>) => {
+export const decodeId = <A>(schema: Schema.Codec<A, string>) => {
   const decode = decodeRequest(Schema.Struct({ id: schema }))
   return (id: string) => Effect.map(decode({ id }), (r) => r.id)
 }
@@ -95,14 +95,14 @@ interface CrudService<Id, M, C, U, L> {
 }
 
 /** JSON in, JSON out over a CRUD service, decoding and encoding with the schemas HTTP uses. */
-export const crud = <S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L, LI>(
-  service: Context.Tag<S, S>,
+export const crud = <I, S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI, U, UI, L, LI>(
+  service: Context.Key<I, S>,
   schemas: {
-    readonly id: Schema.Schema<Id, string>
-    readonly model: Schema.Schema<M, MI>
-    readonly create: Schema.Schema<C, CI>
-    readonly update: Schema.Schema<U, UI>
-    readonly list: Schema.Schema<L, LI>
+    readonly id: Schema.Codec<Id, string>
+    readonly model: Schema.Codec<M, MI>
+    readonly create: Schema.Codec<C, CI>
+    readonly update: Schema.Codec<U, UI>
+    readonly list: Schema.Codec<L, LI>
     /** The HTTP path of the collection, so a key's fingerprint is the same in process and over HTTP (D52). */
     readonly path: string
   }

@@ -1,7 +1,7 @@
-/** Idempotency keys on `@effect/sql` (D52). */
-import { SqlClient } from "@effect/sql"
+/** Idempotency keys on `effect/sql` (D52). */
 import { IdempotencyStore, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
@@ -11,7 +11,7 @@ const OutcomeRow = Schema.Struct({
   fingerprint: Schema.String,
   status: DbInt,
   body: Schema.String,
-  headers: DbJson(Schema.Record({ key: Schema.String, value: Schema.String })),
+  headers: DbJson(Schema.Record(Schema.String, Schema.String)),
   expires_at: DbTimestamp
 })
 
@@ -24,7 +24,7 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
 
-    const find = RowSchema.findOne({
+    const find = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, key: Schema.String }),
       Result: OutcomeRow,
       execute: (r) =>
@@ -32,7 +32,7 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
             WHERE workspace_id = ${r.workspace_id} AND idempotency_key = ${r.key}`
     })
 
-    const tryLock = RowSchema.single({
+    const tryLock = RowSchema.findOne({
       Request: Schema.Struct({ slot: Schema.String }),
       Result: Schema.Struct({ locked: Schema.Boolean }),
       execute: (r) => sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${r.slot}, 0)) AS locked`
@@ -48,12 +48,12 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
         }).pipe(mapSqlError),
       find: (workspaceId, key, now) =>
         find({ workspace_id: workspaceId, key }).pipe(
-          Effect.map(Option.filter((row) => row.expires_at.epochMillis > now.epochMillis)),
+          Effect.map(Option.filter((row) => row.expires_at.epochMilliseconds > now.epochMilliseconds)),
           Effect.map(Option.map(({ expires_at: _, ...outcome }) => outcome)),
           mapSqlError
         ),
       save: (workspaceId, key, outcome, now, expiresAt) =>
-        Effect.zipRight(
+        Effect.andThen(
           sql`DELETE FROM idempotency_keys WHERE (workspace_id, idempotency_key) IN (
                 SELECT workspace_id, idempotency_key FROM idempotency_keys WHERE expires_at <= ${ts(now)}
                 ${limit(sql, PURGE_BATCH)})`,

@@ -1,5 +1,4 @@
-/** Knowledge-base articles, translations and revisions on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Knowledge-base articles, translations and revisions on `effect/sql`. */
 import {
   Article,
   ArticleCategoryId,
@@ -13,6 +12,7 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -146,18 +146,18 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         sql`SELECT ${ARTICLE_PREFIXED} FROM ${searchBody(r)}
             ORDER BY best.score, a.created_at DESC, a.id DESC ${limitClause(sql, limit, offset)}`
     })
-    const searchCount = RowSchema.single({
+    const searchCount = RowSchema.findOne({
       Request: SearchRequest,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchBody(r)}`
     })
-    const countStatus = RowSchema.single({
+    const countStatus = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
         sql`SELECT COUNT(*) AS total FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND status = ${r.status}`
     })
-    const findRevision = RowSchema.findOne({
+    const findRevision = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: RevisionId }),
       Result: RevisionRow,
       execute: (r) =>
@@ -175,7 +175,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
             AND article_id = ${r.article_id} ${keyset(sql, r, { newest: "created_at", updated: "created_at" })}`
     })
-    const revisionCount = RowSchema.single({
+    const revisionCount = RowSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, article_id: ArticleId }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
@@ -208,7 +208,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         Effect.asVoid,
         conflict
       )
-    const nextPosition = RowSchema.single({
+    const nextPosition = RowSchema.findOne({
       Request: ArticleId,
       Result: Schema.Struct({ next: DbInt }),
       execute: (articleId) =>
@@ -227,13 +227,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             created_at, updated_at) VALUES (${a.id}, ${workspaceId}, ${a.category_id}, ${a.position}, ${a.status},
             ${tsOrNull(a.published_at)}, ${a.source}, ${ts(a.created_at)}, ${ts(a.updated_at)})`.pipe(
           mapSqlError,
-          Effect.zipRight(Effect.forEach(a.translations, (t, i) => insertAt(workspaceId, a.id, t, i))),
-          Effect.zipRight(counters.add(workspaceId, COUNTER, 1))
+          Effect.andThen(Effect.forEach(a.translations, (t, i) => insertAt(workspaceId, a.id, t, i))),
+          Effect.andThen(counters.add(workspaceId, COUNTER, 1))
         ),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(
           Effect.flatMap(withTranslations),
-          Effect.map((articles) => Option.fromNullable(articles[0])),
+          Effect.map((articles) => Option.fromNullishOr(articles[0])),
           mapSqlError
         ),
       lock: (workspaceId, id) =>
@@ -310,13 +310,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${r.excerpt}, ${ts(r.created_at)})`.pipe(Effect.asVoid, mapSqlError),
       findRevision: (workspaceId, id) =>
         findRevision({ workspace_id: workspaceId, id }).pipe(
-          Effect.map(Option.map((row) => new Revision(row, true))),
+          Effect.map(Option.map((row) => new Revision(row, { disableChecks: true }))),
           mapSqlError
         ),
       listRevisions: (workspaceId, articleId, slice) =>
         Effect.all({
           items: revisionPage({ workspace_id: workspaceId, article_id: articleId, ...windowOf(slice) }).pipe(
-            Effect.map((rows) => rows.map((row) => new Revision(row, true))),
+            Effect.map((rows) => rows.map((row) => new Revision(row, { disableChecks: true }))),
             mapSqlError
           ),
           total: totalOf(

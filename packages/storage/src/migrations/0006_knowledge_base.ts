@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

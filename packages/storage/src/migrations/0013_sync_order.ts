@@ -3,8 +3,8 @@
  * sync page reads its rows by index at any depth. Messages never change and sync by `created_at`; events and
  * revisions reuse their existing time indexes (read in the other direction).
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 const indexes: ReadonlyArray<readonly [name: string, table: string, columns: string]> = [
   ["companies_sync", "companies", "workspace_id, updated_at, id"],

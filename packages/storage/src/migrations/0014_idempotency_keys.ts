@@ -1,6 +1,6 @@
 /** Idempotency keys (D52): the outcome of a first request per workspace and key, kept until `expires_at`. */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

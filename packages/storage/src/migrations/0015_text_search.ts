@@ -10,8 +10,8 @@
  * source rows, since a source row's own rowid may change on VACUUM. PostgreSQL: a table per source with a
  * `tsvector` (the `simple` configuration: no stemming, as on SQLite) and a GIN index, rows deleted by cascade.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 interface Source {
   /** The search table: `<name>` (and `<name>_keys` on SQLite). */

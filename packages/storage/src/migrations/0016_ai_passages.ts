@@ -8,8 +8,8 @@
  * triggers on that table. PostgreSQL: GIN indexes on `tsvector` expressions of the source tables themselves, which
  * PostgreSQL keeps in step with every write.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 /** The searched text of a training item and of a translation, the same expression in the index and the query. */
 export const TRAINING_VECTOR = `to_tsvector('english'::regconfig, coalesce(title, '') || ' ' || ` +

@@ -2,8 +2,8 @@
  * `auto_reply` on agents (D53): whether the agent answers customers in the conversations assigned to it. Off for
  * every existing agent, so a workspace that never switches it on behaves as before.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

@@ -5,8 +5,8 @@
  * object keys, so an event read back showed its resource's fields in another order than every other answer.
  * Events recorded before this migration keep the order `JSONB` gave them.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -2,8 +2,8 @@
  * Webhook operations (D52): `events.target_webhook_id` marks an event addressed to one webhook (`webhook.ping`),
  * which is delivered to that webhook alone and is not part of the event log (`GET /events`).
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

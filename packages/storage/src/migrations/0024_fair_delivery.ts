@@ -3,8 +3,8 @@
  * an index per webhook and due time; and the per-webhook delivery counters go (a webhook's log counts through its
  * index), since the fan-out no longer writes one counter per subscriber in the event's transaction.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -3,8 +3,8 @@
  * transaction and leased by the reply workers like webhook deliveries; the read-only `citations` of agent messages;
  * and when a conversation was last reopened, which starts a new session for the agent's message limit.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

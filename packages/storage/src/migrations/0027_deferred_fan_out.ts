@@ -3,8 +3,8 @@
  * event's deliveries are still to be made; the dispatcher turns the markers of many events into deliveries in one
  * transaction (SqlFanOut.ts). Events committed before this migration already have their deliveries: no marker.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"
 
 export default Effect.gen(function*() {

@@ -4,8 +4,8 @@
  * database read and sorted every event of the workspace on each call (0.46 ms a read at a few thousand events, and
  * growing with the log); this index serves the read as one range in id order.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -6,8 +6,8 @@
  * rounds apart: the same dispatcher may claim the redelivered delivery again before the old attempt ends, and a
  * redelivery leaves the attempt count as it was.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -7,7 +7,7 @@
  * authenticated data: a value copied to another row fails authentication.
  */
 import { SECRET_KEY_BYTES, type SecretCipherShape, SecretDecryptionFailed } from "@support-engine/core"
-import { Either, Option, Redacted } from "effect"
+import { Option, Redacted, Result } from "effect"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 
 const VERSION = "v1"
@@ -23,7 +23,7 @@ export const keyIdOf = (key: Uint8Array): string =>
     "base64url"
   )
 
-const failed = (message: string) => Either.left(new SecretDecryptionFailed({ message }))
+const failed = (message: string) => Result.fail(new SecretDecryptionFailed({ message }))
 
 /**
  * Decrypted secrets kept per stored value and context, at most this many. The dispatcher decrypts a webhook's
@@ -73,7 +73,7 @@ export const makeAesGcmCipher = (
     decrypt: (stored, context) => {
       const entry = `${context}\n${stored}`
       const known = decrypted.get(entry)
-      if (known !== undefined) return Either.right(known)
+      if (known !== undefined) return Result.succeed(known)
       const parts = parse(stored)
       if (Option.isNone(parts)) {
         return failed("The stored webhook secret is not in an encrypted form this version reads.")
@@ -96,7 +96,7 @@ export const makeAesGcmCipher = (
         decipher.setAAD(Buffer.from(context, "utf8"))
         decipher.setAuthTag(body.subarray(body.length - TAG_BYTES))
         const plain = Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()])
-        return Either.right(remember(entry, Redacted.make(plain.toString("utf8"))))
+        return Result.succeed(remember(entry, Redacted.make(plain.toString("utf8"))))
       } catch {
         // node:crypto throws when the tag does not authenticate: the value or its context was changed.
         return failed("The stored webhook secret does not authenticate: it was changed or belongs to another webhook.")

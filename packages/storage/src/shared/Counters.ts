@@ -2,18 +2,18 @@
  * Per-workspace counters (D18): the `total` of an unfiltered list comes from here, kept in the same
  * transaction as the inserts and deletes it counts, never from a `COUNT(*)` over the table.
  */
-import { SqlClient } from "@effect/sql"
 import type { WorkspaceId } from "@support-engine/core"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt } from "./Columns.js"
 import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
-export class Counters extends Effect.Service<Counters>()("@support-engine/storage/Counters", {
-  effect: Effect.gen(function*() {
+export class Counters extends Context.Service<Counters>()("@support-engine/storage/Counters", {
+  make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findValue = RowSchema.findOne({
+    const findValue = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: Schema.String, name: Schema.String }),
       Result: Schema.Struct({ value: DbInt }),
       execute: (r) =>
@@ -36,4 +36,6 @@ export class Counters extends Effect.Service<Counters>()("@support-engine/storag
 
     return { add, get } as const
   })
-}) {}
+}) {
+  static readonly layer: Layer.Layer<Counters, never, SqlClient.SqlClient> = Layer.effect(this, this.make)
+}

@@ -2,8 +2,8 @@
  * The database a URL names (D41): `file:<path>` or `file::memory:` selects SQLite (WAL, foreign keys on,
  * busy timeout); `postgres://` selects PostgreSQL.
  */
-import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import * as SqliteClient from "./SqliteClient.js"

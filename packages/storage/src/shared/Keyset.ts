@@ -8,9 +8,9 @@
  * Timestamps are bound in the same fixed-width ISO form they are stored in (`ts`), so SQLite's text comparison is
  * time order; PostgreSQL casts the text to `timestamptz`.
  */
-import type { SqlClient } from "@effect/sql"
 import type { SliceRequest } from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
 import { ts } from "./Columns.js"
 import { limit } from "./Limit.js"
 
@@ -25,7 +25,7 @@ export interface KeysetColumns {
 export const WindowFields = {
   limit: Schema.Int,
   offset: Schema.Int,
-  order: Schema.Literal("newest", "updated"),
+  order: Schema.Literals(["newest", "updated"]),
   after_at: Schema.NullOr(Schema.String),
   after_id: Schema.NullOr(Schema.String),
   since: Schema.NullOr(Schema.String)

@@ -9,7 +9,7 @@
  * one it makes for an unknown count, as for the statement's first run, and the statement is compiled once.
  * PostgreSQL plans a parameter the same way in either form.
  */
-import type { SqlClient, Statement } from "@effect/sql"
+import type { SqlClient, Statement } from "effect/sql"
 
 /** `LIMIT <limit>`, or `LIMIT <limit> OFFSET <offset>` when an offset is given. */
 export const limit = (sql: SqlClient.SqlClient, count: number, offset?: number): Statement.Fragment =>

@@ -2,9 +2,8 @@
  * One migration set for every dialect (D43), registered statically. Ids only ever increase; a migration
  * that has run is never edited, a change is a new migration.
  */
-import { Migrator } from "@effect/sql"
-import type { SqlClient, SqlError } from "@effect/sql"
 import type { Effect } from "effect"
+import { Migrator, type SqlClient, type SqlError } from "effect/sql"
 import foundation from "../migrations/0001_foundation.js"
 import customersCompanies from "../migrations/0002_customers_companies.js"
 import agents from "../migrations/0003_agents.js"

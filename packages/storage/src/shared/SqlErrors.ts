@@ -1,11 +1,11 @@
 /**
- * The storage boundary: no `SqlError` or `ParseError` crosses a port. A unique or foreign-key violation becomes core's
+ * The storage boundary: no `SqlError` or `SchemaError` crosses a port. A unique or foreign-key violation becomes core's
  * `UniqueViolation` / `ForeignKeyViolation` with the key the repository names (the port says which keys a method can
  * hit, and the core service decides what it means); everything else becomes one `PersistenceError`.
  */
-import type { SqlError } from "@effect/sql"
 import { ForeignKeyViolation, PersistenceError, UniqueViolation } from "@support-engine/core"
-import { type Cause, Effect, type ParseResult } from "effect"
+import { type Cause, Effect, type Schema } from "effect"
+import type { SqlError } from "effect/sql"
 
 const causeText = (cause: unknown): string => {
   if (typeof cause !== "object" || cause === null) return String(cause)
@@ -13,24 +13,30 @@ const causeText = (cause: unknown): string => {
   return `${String(c.code ?? "")} ${String(c.message ?? "")} ${String(c.constraint ?? "")}`
 }
 
+/** The driver's error code (better-sqlite3's `code`, the PostgreSQL SQLSTATE), under the error's reason. */
+const driverCode = (error: SqlError.SqlError): unknown => {
+  const driver: unknown = error.reason.cause
+  return typeof driver === "object" && driver !== null && "code" in driver ? driver.code : undefined
+}
+
 /** SQLite `SQLITE_CONSTRAINT_FOREIGNKEY`, PostgreSQL `23503`. */
 export const isForeignKeyViolation = (error: SqlError.SqlError): boolean => {
-  const c = error.cause as { code?: unknown } | undefined
-  return c?.code === "SQLITE_CONSTRAINT_FOREIGNKEY" || c?.code === "23503"
+  const code = driverCode(error)
+  return code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503"
 }
 
 /** SQLite `SQLITE_CONSTRAINT_UNIQUE` / `SQLITE_CONSTRAINT_PRIMARYKEY`, PostgreSQL `23505`. */
 export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
-  const c = error.cause as { code?: unknown } | undefined
-  return c?.code === "SQLITE_CONSTRAINT_UNIQUE" || c?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || c?.code === "23505"
+  const code = driverCode(error)
+  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505"
 }
 
-type StorageFailure = SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException
+type StorageFailure = SqlError.SqlError | Schema.SchemaError | Cause.NoSuchElementError
 
 /** Wraps a driver or row-decoding failure; `reason` is for logs only. */
 export const toPersistenceError = (error: StorageFailure): PersistenceError =>
   new PersistenceError({
-    reason: error._tag === "SqlError" ? causeText(error.cause) : `${error._tag}: ${error.message}`,
+    reason: error._tag === "SqlError" ? causeText(error.reason.cause) : `${error._tag}: ${error.message}`,
     cause: error
   })
 

@@ -1,7 +1,7 @@
 /** The `RowLocks` port (D52): `SELECT ... FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writes are serial. */
-import { SqlClient } from "@effect/sql"
 import { RowLocks, type TaggedResource } from "@support-engine/core"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { mapSqlError } from "./SqlErrors.js"
 
 // Table names come from this closed list only, never from input.

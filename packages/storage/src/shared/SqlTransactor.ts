@@ -1,7 +1,7 @@
-/** The `Transactor` port on `@effect/sql`: nested calls join the outer transaction (savepoints). */
-import { SqlClient, SqlError } from "@effect/sql"
+/** The `Transactor` port on `effect/sql`: nested calls join the outer transaction (savepoints). */
 import { AfterCommit, Transactor } from "@support-engine/core"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import { toPersistenceError } from "./SqlErrors.js"
 
 export const SqlTransactorLive: Layer.Layer<Transactor, never, SqlClient.SqlClient> = Layer.effect(
@@ -15,15 +15,13 @@ export const SqlTransactorLive: Layer.Layer<Transactor, never, SqlClient.SqlClie
         )
       })
     return Transactor.of({
-      withTransaction: (self) =>
-        Effect.catchIf(
-          Effect.flatMap(
-            Effect.serviceOption(AfterCommit),
-            (current) => Option.isSome(current) ? sql.withTransaction(self) : outermost(self)
-          ),
-          (error): error is SqlError.SqlError => error instanceof SqlError.SqlError,
-          (error) => Effect.fail(toPersistenceError(error))
+      withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => {
+        const run: Effect.Effect<A, E | SqlError.SqlError, R> = Effect.flatMap(
+          Effect.serviceOption(AfterCommit),
+          (current) => Option.isSome(current) ? sql.withTransaction(self) : outermost(self)
         )
+        return Effect.mapError(run, (error) => SqlError.isSqlError(error) ? toPersistenceError(error) : error)
+      }
     })
   })
 )

@@ -1,28 +1,27 @@
 /**
- * The SQLite client: `@effect/sql`'s `SqlClient` over better-sqlite3 with two connections to one file.
+ * The SQLite client: `effect/sql`'s `SqlClient` over better-sqlite3 with two connections to one file.
  *
- * `@effect/sql-sqlite-node` serialises every statement through one connection under a lock, so a read waits
- * for whatever transaction another request has open (its statements interleave with I/O), and each statement
- * also pays an Effect `Cache` lookup for its prepared form. Under 50 concurrent requests that queueing showed as a
- * multi-second p99 (docs/performance.md). Here:
- * - the writer connection runs transactions and every statement that writes, behind a one-permit lock, as before;
+ * A client that serialises every statement through one connection under a lock makes a read wait for whatever
+ * transaction another request has open (its statements interleave with I/O). Under 50 concurrent requests that
+ * queueing showed as a multi-second p99 (docs/performance.md). Here:
+ * - the writer connection runs transactions and every statement that writes, behind a one-permit lock
+ *   (`SqlClient.makeSqliteAcquirers`, which also rolls back a transaction whose COMMIT failed);
  * - a read-only connection runs the statements that only read (better-sqlite3's `Statement.readonly`) when no
  *   transaction of the calling fiber is open: WAL lets it read the last committed state while a transaction is
  *   open on the writer, and better-sqlite3 runs each statement to completion synchronously, so it needs no lock;
  * - prepared statements are kept in a plain bounded map per connection.
  * Inside a transaction every statement runs on the writer, so a transaction reads its own writes. An in-memory
- * database cannot be shared by two connections: it gets the writer alone. With tracing off, statements skip
- * `@effect/sql`'s span and scope (DirectStatements.ts, a seam of its own).
+ * database cannot be shared by two connections: it gets the writer alone. Statements borrow their connection
+ * (`SqlClient.MakeOptions.borrower`), so one costs no scope of its own.
  *
- * A speed seam on public APIs (`SqlClient.make` with our own connections); the stock part it replaces is
- * `@effect/sql-sqlite-node`, against which `pnpm bench --seams` measures it.
+ * Built on public APIs (`SqlClient.make` with our own connections): there is no stable Effect 4 SQLite driver
+ * for Node, and a host installs nothing pre-release.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient, SqlError, Statement } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
-import { Effect, FiberRef, Layer, Scope } from "effect"
-import { directStatements, DirectStatementsSeam } from "./DirectStatements.js"
+import { Effect, Layer, type Scope, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import { resolve } from "node:path"
 
 export interface SqliteOptions {
   /** A file path, or `:memory:`. */
@@ -35,8 +34,12 @@ const PRAGMAS = ["foreign_keys = ON", "busy_timeout = 5000", "synchronous = NORM
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 type Transform = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+type Connection = SqlConnection.Connection
 
-const sqlError = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
+const sqlError = (message: string, operation: string) => (cause: unknown) =>
+  new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation }) })
+
+const executeFailed = sqlError("Failed to execute statement", "execute")
 
 /** Prepared statements of one connection, least recently used dropped first. */
 const statementCache = (db: Sqlite.Database, capacity: number) => {
@@ -45,7 +48,10 @@ const statementCache = (db: Sqlite.Database, capacity: number) => {
     let statement = cache.get(sql)
     if (statement === undefined) {
       statement = db.prepare(sql)
-      if (cache.size >= capacity) cache.delete(cache.keys().next().value!)
+      if (cache.size >= capacity) {
+        const oldest = cache.keys().next()
+        if (oldest.done !== true) cache.delete(oldest.value)
+      }
     } else {
       cache.delete(sql)
     }
@@ -61,6 +67,11 @@ const run = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>, raw: b
   return raw ? info : []
 }
 
+const rows = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>, transform: Transform): Rows => {
+  const found = run(statement, params, false) as Rows
+  return transform ? transform(found) : found
+}
+
 const values = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>): ReadonlyArray<ReadonlyArray<unknown>> => {
   if (!statement.reader) {
     statement.run(...params)
@@ -73,7 +84,37 @@ const values = (statement: Sqlite.Statement, params: ReadonlyArray<unknown>): Re
   }
 }
 
-const noStream = () => Effect.dieMessage("executeStream is not supported by the SQLite client")
+const attempt = <A>(f: () => A): Effect.Effect<A, SqlError.SqlError> => Effect.try({ try: f, catch: executeFailed })
+
+const noStream = () => Stream.die(new Error("executeStream is not supported by the SQLite client"))
+
+/** A connection's statements: prepared ones from `prepare`, unprepared ones made afresh. */
+const connectionOf = (db: Sqlite.Database, prepare: (sql: string) => Sqlite.Statement): Connection => ({
+  execute: (sql, params, transform: Transform) => attempt(() => rows(prepare(sql), params, transform)),
+  executeRaw: (sql, params) => attempt(() => run(prepare(sql), params, true)),
+  executeValues: (sql, params) => attempt(() => values(prepare(sql), params)),
+  executeValuesUnprepared: (sql, params) => attempt(() => values(db.prepare(sql), params)),
+  executeUnprepared: (sql, params, transform: Transform) => attempt(() => rows(db.prepare(sql), params, transform)),
+  executeStream: noStream
+})
+
+/**
+ * One write lock per database file for the whole process. better-sqlite3 waits for SQLite's file lock synchronously
+ * (`busy_timeout`), blocking the event loop: were two clients of one process on the same file to lock separately,
+ * one could wait there while the other's open transaction, which needs the event loop to finish, holds the file,
+ * and both would stall until the timeout. Sharing the lock makes the second wait as a fiber instead.
+ */
+const writeLocks = new Map<string, Semaphore.Semaphore>()
+const writeLockOf = (filename: string): Semaphore.Semaphore => {
+  if (filename === ":memory:") return Semaphore.makeUnsafe(1)
+  const key = resolve(filename)
+  let lock = writeLocks.get(key)
+  if (lock === undefined) {
+    lock = Semaphore.makeUnsafe(1)
+    writeLocks.set(key, lock)
+  }
+  return lock
+}
 
 export const make = (
   options: SqliteOptions
@@ -89,54 +130,21 @@ export const make = (
             for (const pragma of PRAGMAS) db.pragma(pragma)
             return db
           },
-          catch: sqlError(`Failed to open ${options.filename}`)
+          catch: sqlError(`Failed to open ${options.filename}`, "open")
         }),
         (db) => Effect.sync(() => db.close())
       )
     // The writer first: it switches the file to WAL, which the reader needs.
     const writer = yield* open(false)
     const reader = options.filename === ":memory:" ? undefined : yield* open(true)
-    const prepareWriter = statementCache(writer, capacity)
+    const writerConnection = connectionOf(writer, statementCache(writer, capacity))
     const prepareReader = reader === undefined ? undefined : statementCache(reader, capacity)
-    const lock = yield* Effect.makeSemaphore(1)
 
-    const onWriter = <A>(f: () => A): Effect.Effect<A, SqlError.SqlError> =>
-      Effect.try({ try: f, catch: sqlError("Failed to execute statement") })
-
-    /** The connection a transaction holds: the writer, every statement. */
-    const writerConnection: Connection = {
-      execute: (sql, params, transform: Transform) =>
-        onWriter(() => {
-          const rows = run(prepareWriter(sql), params, false) as Rows
-          return transform ? transform(rows) : rows
-        }),
-      executeRaw: (sql, params) => onWriter(() => run(prepareWriter(sql), params, true)),
-      executeValues: (sql, params) => onWriter(() => values(prepareWriter(sql), params)),
-      // BEGIN, COMMIT, ROLLBACK and savepoints come this way, on every transaction: a handful of distinct texts,
-      // so they are kept prepared like the rest.
-      executeUnprepared: (sql, params, transform: Transform) =>
-        onWriter(() => {
-          const rows = run(prepareWriter(sql), params ?? [], false) as Rows
-          return transform ? transform(rows) : rows
-        }),
-      executeStream: noStream
-    }
-
-    /**
-     * Outside a transaction: a statement that only reads runs on the reader at once; one that writes waits for
-     * the lock, so it can never land inside another fiber's open transaction on the writer.
-     */
-    const route = <A>(
-      sql: string,
-      onReader: (statement: Sqlite.Statement) => A,
-      onWriterLocked: Effect.Effect<A, SqlError.SqlError>
-    ): Effect.Effect<A, SqlError.SqlError> =>
-      Effect.suspend(() => {
-        const statement = readerStatement(sql)
-        return statement === undefined
-          ? lock.withPermits(1)(onWriterLocked)
-          : Effect.try({ try: () => onReader(statement), catch: sqlError("Failed to execute statement") })
-      })
+    const acquirers = SqlClient.makeSqliteAcquirers({
+      connection: Effect.succeed(writerConnection),
+      semaphore: writeLockOf(options.filename),
+      isTransaction: () => writer.inTransaction
+    })
 
     /** The reader's prepared form of `sql` when it only reads; otherwise the writer decides. */
     const readerStatement = (sql: string): Sqlite.Statement | undefined => {
@@ -151,45 +159,53 @@ export const make = (
       }
     }
 
+    /**
+     * Outside a transaction: a statement that only reads runs on the reader at once; any other waits for the
+     * writer's lock, so it can never land inside another fiber's open transaction on the writer.
+     */
+    const route = <A>(
+      sql: string,
+      onReader: (statement: Sqlite.Statement) => A,
+      onWriter: (connection: Connection) => Effect.Effect<A, SqlError.SqlError>
+    ): Effect.Effect<A, SqlError.SqlError> =>
+      Effect.suspend(() => {
+        const statement = readerStatement(sql)
+        return statement === undefined ? acquirers.borrower(onWriter) : attempt(() => onReader(statement))
+      })
+
     const routed: Connection = {
       execute: (sql, params, transform: Transform) =>
-        route(
-          sql,
-          (statement) => {
-            const rows = statement.all(...params) as Rows
-            return transform ? transform(rows) : rows
-          },
-          writerConnection.execute(sql, params, transform)
-        ),
+        route(sql, (statement) => rows(statement, params, transform), (c) => c.execute(sql, params, transform)),
       executeRaw: (sql, params) =>
-        route(sql, (statement) => statement.all(...params) as unknown, writerConnection.executeRaw(sql, params)),
+        route(sql, (statement) => statement.all(...params) as unknown, (c) => c.executeRaw(sql, params)),
       executeValues: (sql, params) =>
-        route(sql, (statement) => values(statement, params), writerConnection.executeValues(sql, params)),
+        route(sql, (statement) => values(statement, params), (c) => c.executeValues(sql, params)),
+      executeValuesUnprepared: (sql, params) => acquirers.borrower((c) => c.executeValuesUnprepared(sql, params)),
       executeUnprepared: (sql, params, transform) =>
-        lock.withPermits(1)(writerConnection.executeUnprepared(sql, params, transform)),
+        acquirers.borrower((c) => c.executeUnprepared(sql, params, transform)),
       executeStream: noStream
     }
 
-    const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(routed),
+    return yield* SqlClient.make({
+      // Statements outside a transaction borrow the routed connection, which takes the writer's lock itself
+      // when it needs the writer; `reserve` and streams lease the writer.
+      acquirer: acquirers.acquirer,
+      borrower: (f) => f(routed),
       // A transaction holds the lock until its scope closes; IMMEDIATE takes SQLite's write lock at BEGIN, so a
       // transaction never fails half-way on upgrading a read lock when another process writes the same file.
-      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
-        Effect.as(
-          Effect.zipRight(
-            restore(lock.take(1)),
-            Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, lock.release(1)))
-          ),
-          writerConnection
-        )
-      ),
+      transactionAcquirer: acquirers.transactionAcquirer,
+      onCommitFailure: acquirers.onCommitFailure,
+      isTransaction: acquirers.isTransaction,
       beginTransaction: "BEGIN IMMEDIATE",
+      // BEGIN, COMMIT, ROLLBACK and savepoints run on every transaction: a handful of distinct texts, kept
+      // prepared like the rest (better-sqlite3 prepares them).
+      prepareTransactionControls: true,
       compiler: Statement.makeCompilerSqlite(),
+      driver: "better-sqlite3",
       spanAttributes: [["db.system.name", "sqlite"]]
     })
-    return (yield* FiberRef.get(DirectStatementsSeam)) ? directStatements(client, routed) : client
   })
 
 /** The SQLite `SqlClient` as a layer. */
 export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
-  Layer.scoped(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
+  Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))

@@ -4,7 +4,7 @@
  * `"word"*` terms joined by AND on SQLite, a `word:*` tsquery joined by `&` on PostgreSQL (the `simple`
  * configuration, as the index). Every word is a prefix and all must match.
  */
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 
 /** The match expression for `terms` in the current dialect, bound as a parameter. */
 export const matchExpression = (sql: SqlClient.SqlClient, terms: ReadonlyArray<string>): string =>

@@ -1,5 +1,4 @@
-/** Training data, folders and discovered pages on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Training data, folders and discovered pages on `effect/sql`. */
 import {
   AgentId,
   TrainingDataId,
@@ -14,7 +13,8 @@ import {
   UrlPageStatus,
   WorkspaceId
 } from "@support-engine/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbBoolean, DbInt, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -112,13 +112,13 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         sql`SELECT ${columns} FROM training_data WHERE ${where(r)}
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
-    const count = RowSchema.single({
+    const count = RowSchema.findOne({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM training_data WHERE ${where(r)}`
     })
 
-    const findFolder = RowSchema.findOne({
+    const findFolder = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingFolderId }),
       Result: FolderRow,
       execute: (r) =>
@@ -157,11 +157,8 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
     const writeAgents = (item: TrainingDataItem) =>
       Effect.gen(function*() {
         yield* sql`DELETE FROM training_data_agents WHERE training_data_id = ${item.id}`
-        if (item.agent_ids.length > 0) {
-          yield* sql`INSERT INTO training_data_agents ${
-            sql.insert(item.agent_ids.map((agent_id, position) => ({ training_data_id: item.id, agent_id, position })))
-          }`
-        }
+        const links = item.agent_ids.map((agent_id, position) => ({ training_data_id: item.id, agent_id, position }))
+        if (Arr.isArrayNonEmpty(links)) yield* sql`INSERT INTO training_data_agents ${sql.insert(links)}`
       })
 
     return TrainingRepo.of({
@@ -174,7 +171,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             ${p.bool(item.is_processed)}, ${item.status}, ${item.training_folder_id}, ${ts(item.created_at)},
             ${ts(item.updated_at)})`
           yield* writeAgents(item)
-        }).pipe(mapSqlError, Effect.zipRight(counters.add(workspaceId, COUNTER, 1))),
+        }).pipe(mapSqlError, Effect.andThen(counters.add(workspaceId, COUNTER, 1))),
       update: (workspaceId, item) =>
         Effect.gen(function*() {
           yield* sql`UPDATE training_data SET title = ${item.title}, description = ${item.description},
@@ -186,7 +183,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(
           Effect.flatMap(withAgents),
-          Effect.map((items) => Option.fromNullable(items[0])),
+          Effect.map((items) => Option.fromNullishOr(items[0])),
           mapSqlError
         ),
       delete: (workspaceId, id) =>
@@ -213,36 +210,33 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
           ${workspaceId}, ${f.name}, ${ts(f.created_at)}, ${ts(f.updated_at)})`.pipe(Effect.asVoid, mapSqlError),
       findFolder: (workspaceId, id) =>
         findFolder({ workspace_id: workspaceId, id }).pipe(
-          Effect.map(Option.map((row) => new TrainingFolder(row, true))),
+          Effect.map(Option.map((row) => new TrainingFolder(row, { disableChecks: true }))),
           mapSqlError
         ),
       listFolders: (workspaceId) =>
         listFolders(workspaceId).pipe(
-          Effect.map((rows) => rows.map((row) => new TrainingFolder(row, true))),
+          Effect.map((rows) => rows.map((row) => new TrainingFolder(row, { disableChecks: true }))),
           mapSqlError
         ),
       replacePages: (workspaceId, itemId, entries) =>
         Effect.gen(function*() {
           yield* sql`DELETE FROM training_url_pages WHERE workspace_id = ${workspaceId}
             AND training_data_id = ${itemId}`
-          if (entries.length > 0) {
-            yield* sql`INSERT INTO training_url_pages ${
-              sql.insert(entries.map(({ normalized, page }) => ({
-                id: page.id,
-                workspace_id: workspaceId,
-                training_data_id: itemId,
-                url: page.url,
-                normalized_url: normalized,
-                status: page.status,
-                created_at: ts(page.created_at),
-                updated_at: ts(page.updated_at)
-              })))
-            }`
-          }
+          const rows = entries.map(({ normalized, page }) => ({
+            id: page.id,
+            workspace_id: workspaceId,
+            training_data_id: itemId,
+            url: page.url,
+            normalized_url: normalized,
+            status: page.status,
+            created_at: ts(page.created_at),
+            updated_at: ts(page.updated_at)
+          }))
+          if (Arr.isArrayNonEmpty(rows)) yield* sql`INSERT INTO training_url_pages ${sql.insert(rows)}`
         }).pipe(mapSqlError),
       pages: (workspaceId, id) =>
         pages({ workspace_id: workspaceId, id }).pipe(
-          Effect.map((rows) => rows.map((row) => new UrlPage(row, true))),
+          Effect.map((rows) => rows.map((row) => new UrlPage(row, { disableChecks: true }))),
           mapSqlError
         ),
       urlExists: (workspaceId, normalized) =>
@@ -254,7 +248,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         claim({ now: ts(now), lease: ts(leaseUntil) }).pipe(
           Effect.flatMap((rows) =>
             Effect.map(withAgents(rows), (items) =>
-              Option.fromNullable(items[0]).pipe(
+              Option.fromNullishOr(items[0]).pipe(
                 Option.map((item) => ({ workspaceId: rows[0]!.workspace_id, item }))
               ))
           ),

@@ -1,5 +1,5 @@
 import { makeWakeUp, type WorkspaceId } from "@support-engine/core"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 /**
  * Wakes the dispatchers of this process when deliveries are created or rescheduled: core's one wake-up primitive,
@@ -9,8 +9,8 @@ import { Effect } from "effect"
  * (issue 16: each commit of a busy workspace would otherwise cost a claim); any other change (`notify`) may have
  * made anything due.
  */
-export class DeliverySignal extends Effect.Service<DeliverySignal>()("@support-engine/storage/DeliverySignal", {
-  effect: Effect.map(makeWakeUp, (wakeUp) => {
+export class DeliverySignal extends Context.Service<DeliverySignal>()("@support-engine/storage/DeliverySignal", {
+  make: Effect.map(makeWakeUp, (wakeUp) => {
     // null: some change since the last take was not limited to the workspaces listed.
     let touched: Set<WorkspaceId> | null = new Set()
     return {
@@ -32,4 +32,6 @@ export class DeliverySignal extends Effect.Service<DeliverySignal>()("@support-e
       })
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -7,10 +7,10 @@
  * be lost with the machine or differ between processes. At start, storage encrypts the plain-text secrets earlier
  * versions wrote, refuses a key that does not decrypt what is stored, and erases expired previous secrets.
  */
-import { SqlClient } from "@effect/sql"
 import { PersistenceError, SecretCipher, SecretKeysConfig, webhookSecretContext } from "@support-engine/core"
 import { parseSecretKey } from "@support-engine/core"
-import { ConfigError, DateTime, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Config, DateTime, Effect, Layer, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { makeAesGcmCipher } from "../shared/AesGcmCipher.js"
@@ -21,7 +21,19 @@ import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 
 const KEY = "SUPPORT_SECRET_KEY"
 
-const invalid = (message: string) => ConfigError.InvalidData([KEY], message)
+/** A configuration error at `SUPPORT_SECRET_KEY`; `message` follows the key's name. */
+const invalid = (message: string) =>
+  new Config.ConfigError(
+    new Schema.SchemaError(
+      new SchemaIssue.Pointer([KEY], new SchemaIssue.InvalidValue({ message: `${KEY} ${message}` }))
+    )
+  )
+
+/** `SUPPORT_SECRET_KEY` is needed and not set; `message` says so in full. */
+const missing = (message: string) =>
+  new Config.ConfigError(
+    new Schema.SchemaError(new SchemaIssue.Pointer([KEY], new SchemaIssue.MissingKey({ messageMissingKey: message })))
+  )
 
 /**
  * The key file of a SQLite database file: read it, or make it. Written whole to a private temporary file, then
@@ -57,9 +69,9 @@ const keyFile = (path: string) =>
     if ((statSync(path).mode & 0o077) !== 0) {
       yield* Effect.logWarning(`The key file ${path} can be read by other users; chmod 600 it`)
     }
-    return yield* Either.match(parseSecretKey(text), {
-      onLeft: (message) => Effect.fail(invalid(`not set, and the key file ${path} ${message}`)),
-      onRight: (key) => Effect.succeed(Redacted.make(key))
+    return yield* Result.match(parseSecretKey(text), {
+      onFailure: (message) => Effect.fail(invalid(`not set, and the key file ${path} ${message}`)),
+      onSuccess: (key) => Effect.succeed(Redacted.make(key))
     })
   })
 
@@ -69,7 +81,7 @@ const keyFile = (path: string) =>
  */
 export const secretCipherLayer = (
   database: DatabaseUrl | undefined
-): Layer.Layer<SecretCipher, ConfigError.ConfigError> =>
+): Layer.Layer<SecretCipher, Config.ConfigError> =>
   Layer.effect(
     SecretCipher,
     Effect.gen(function*() {
@@ -77,10 +89,9 @@ export const secretCipherLayer = (
       const current = Option.isSome(keys.current)
         ? keys.current.value
         : database === undefined
-        ? yield* Effect.fail(ConfigError.MissingData([KEY], `${KEY} is required when storage runs on a host's client`))
+        ? yield* Effect.fail(missing(`${KEY} is required when storage runs on a host's client`))
         : database._tag === "Postgres"
-        ? yield* Effect.fail(ConfigError.MissingData(
-          [KEY],
+        ? yield* Effect.fail(missing(
           `${KEY} is required with PostgreSQL: 32 random bytes in base64 or hex, for example \`openssl rand -base64 32\``
         ))
         : database.filename === ":memory:"
@@ -118,7 +129,7 @@ const rewrite = (prefix: string) =>
         ? Effect.succeed(stored)
         : Effect.map(
           Option.isSome(cipher.keyIdOf(stored))
-            ? Effect.suspend(() => cipher.decrypt(stored, webhookSecretContext(id)))
+            ? Effect.suspend(() => Effect.fromResult(cipher.decrypt(stored, webhookSecretContext(id))))
             : Effect.succeed(Redacted.make(stored)),
           (plain) => cipher.encrypt(plain, webhookSecretContext(id))
         )
@@ -178,7 +189,7 @@ const storedKeyIds = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  * them (a `ConfigError` at start rather than a failure per delivery), encrypt the plain-text secrets earlier
  * versions wrote, and erase expired previous secrets.
  */
-export const secretsAtStart: Effect.Effect<void, ConfigError.ConfigError, SqlClient.SqlClient | SecretCipher> = Effect
+export const secretsAtStart: Effect.Effect<void, Config.ConfigError, SqlClient.SqlClient | SecretCipher> = Effect
   .gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* SecretCipher

@@ -1,9 +1,8 @@
 /**
- * The `DeliveryQueue` port on `@effect/sql` (D37, D38, D43): the fan-out into the queue (SqlFanOut.ts: a marker in
+ * The `DeliveryQueue` port on `effect/sql` (D37, D38, D43): the fan-out into the queue (SqlFanOut.ts: a marker in
  * the event's transaction, the deliveries made by the dispatcher's fan-out step), and the dispatcher's side,
  * deliveries claimed under a lease in one statement, attempts recorded unless the claim was lost, leases given back.
  */
-import { SqlClient, type Statement } from "@effect/sql"
 import type { IdGenerator, Outbox } from "@support-engine/core"
 import {
   type ClaimedDelivery,
@@ -17,7 +16,8 @@ import {
   SecretCipher,
   WebhookId
 } from "@support-engine/core"
-import { type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, type Statement } from "effect/sql"
 import { DbInt, DbTimestamp, params, ts, types } from "../shared/Columns.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
@@ -153,7 +153,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
               ORDER BY d.next_attempt_at, d.id`
       })
 
-      const nextDue = RowSchema.findOne({
+      const nextDue = RowSchema.findOneOption({
         Request: Schema.NullOr(Schema.String),
         Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
         execute: (after) =>
@@ -180,7 +180,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           return deactivated.length > 0
         })
 
-      const failureCount = RowSchema.single({
+      const failureCount = RowSchema.findOne({
         Request: WebhookId,
         Result: Schema.Struct({ consecutive_failures: DbInt }),
         execute: (id) =>
@@ -189,9 +189,9 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       })
 
       /** The attempt log rows of the recorded attempts, in one statement. */
-      const logAttempts = (recorded: ReadonlyArray<Completion>) =>
+      const logAttempts = (recorded: Arr.NonEmptyReadonlyArray<Completion>) =>
         sql`INSERT INTO webhook_delivery_attempts ${
-          sql.insert(recorded.map(({ attempt, claimed }) => ({
+          sql.insert(Arr.map(recorded, ({ attempt, claimed }) => ({
             delivery_id: claimed.id,
             attempt: claimed.attempts + 1,
             attempted_at: ts(attempt.attemptedAt),
@@ -230,7 +230,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             WHERE status = 'pending' AND ${sql.or(run.map(claimHolds))} RETURNING id`
           const held = new Set((yield* decodeIds(rows)).map((r) => r.id))
           const recorded = run.filter((c) => held.has(c.claimed.id))
-          if (recorded.length > 0) {
+          if (Arr.isArrayNonEmpty(recorded)) {
             yield* logAttempts(recorded)
             const webhooks = [...new Set(recorded.map((c) => c.claimed.webhookId))]
             yield* sql`UPDATE webhooks SET consecutive_failures = 0

@@ -17,9 +17,9 @@
  * the webhook is enabled, SqlWebhookRepo.ts) or, if it reads after the deactivation committed, inactive: the event
  * then has no delivery for the deactivated webhook, not even a cancelled one, so `recover` cannot bring it back.
  */
-import { SqlClient } from "@effect/sql"
 import { afterCommit, type Event, IdGenerator, type WorkspaceId } from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { params, types } from "../shared/Columns.js"
 import { limit as limitClause } from "../shared/Limit.js"
 import { DeliverySignal } from "./DeliverySignal.js"
@@ -55,7 +55,7 @@ const SUBSCRIPTIONS_LOCK = 27
 const DRAIN_CHUNK = 500
 
 const Marker = Schema.Struct({ event_id: Schema.String, workspace_id: Schema.String })
-const decodeMarkers = Schema.decodeUnknown(Schema.Array(Marker))
+const decodeMarkers = Schema.decodeUnknownEffect(Schema.Array(Marker))
 
 /** How a drain treats markers another transaction holds (PostgreSQL): wait for it, or leave them to it. */
 export type DrainLocking = "wait" | "skip"
@@ -136,7 +136,7 @@ export const makeFanOut = Effect.gen(function*() {
    */
   const fanOutNow = (workspaceId: WorkspaceId, event: Event) =>
     insertDeliveries([event.id]).pipe(
-      Effect.zipRight(afterCommit(signal.notifyWorkspace(workspaceId))),
+      Effect.andThen(afterCommit(signal.notifyWorkspace(workspaceId))),
       persist
     )
 

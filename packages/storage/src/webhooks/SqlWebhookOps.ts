@@ -1,10 +1,10 @@
 /**
- * The `WebhookOps` port on `@effect/sql` (D52): a ping addressed to one webhook, and the recovery of a webhook's
+ * The `WebhookOps` port on `effect/sql` (D52): a ping addressed to one webhook, and the recovery of a webhook's
  * failed deliveries. Both run in the caller's transaction and wake this process's dispatchers after it commits.
  */
-import { SqlClient } from "@effect/sql"
 import { afterCommit, WebhookOps } from "@support-engine/core"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { params, ts, types } from "../shared/Columns.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
@@ -38,7 +38,7 @@ export const SqlWebhookOpsLive: Layer.Layer<WebhookOps, never, SqlClient.SqlClie
               FROM webhooks w WHERE w.workspace_id = ${workspaceId} AND w.id = ${webhookId}`
           }).pipe(
             mapSqlError,
-            Effect.zipRight(afterCommit(signal.notify))
+            Effect.andThen(afterCommit(signal.notify))
           ),
         recover: (workspaceId, webhookId, range, at) =>
           Effect.gen(function*() {

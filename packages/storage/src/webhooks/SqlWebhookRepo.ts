@@ -1,5 +1,4 @@
-/** The `WebhookRepo` port on `@effect/sql`: subscriptions and their delivery log, scoped by workspace (D11, D36). */
-import { SqlClient } from "@effect/sql"
+/** The `WebhookRepo` port on `effect/sql`: subscriptions and their delivery log, scoped by workspace (D11, D36). */
 import type { IdGenerator } from "@support-engine/core"
 import {
   afterCommit,
@@ -15,7 +14,8 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import type { Redacted } from "effect"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbInt, params, ts, tsOrNull, types } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
@@ -45,7 +45,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
     const columns = sql.literal(WEBHOOK_COLUMNS)
     const timestamp = sql.literal(types(sql).ts)
 
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: WebhookId }),
       Result: WebhookRow,
       execute: (r) => sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -59,14 +59,17 @@ export const SqlWebhookRepoLive: Layer.Layer<
               ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
-    const insertTypes = (workspaceId: WorkspaceId, webhook: Webhook) =>
-      sql`INSERT INTO webhook_event_types ${
-        sql.insert(webhook.events.map((event_type) => ({
-          workspace_id: workspaceId,
-          event_type,
-          webhook_id: webhook.id
-        })))
-      }`
+    // A webhook subscribes to at least one type (the requests say so); no row to write otherwise.
+    const insertTypes = (workspaceId: WorkspaceId, webhook: Webhook) => {
+      const rows = webhook.events.map((event_type) => ({
+        workspace_id: workspaceId,
+        event_type,
+        webhook_id: webhook.id
+      }))
+      return Arr.isArrayNonEmpty(rows)
+        ? Effect.asVoid(sql`INSERT INTO webhook_event_types ${sql.insert(rows)}`)
+        : Effect.void
+    }
 
     const deliveryPage = RowSchema.findAll({
       Request: Schema.Struct({
@@ -82,7 +85,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
               ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
-    const findDelivery = RowSchema.findOne({
+    const findDelivery = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, id: DeliveryId }),
       Result: DeliveryRow,
       execute: (r) =>
@@ -95,7 +98,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
      * log is always filtered by its webhook (D18). No counter per webhook: the fan-out would have to update one
      * for every subscriber in the event's transaction.
      */
-    const countDeliveries = RowSchema.single({
+    const countDeliveries = RowSchema.findOne({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         webhook_id: WebhookId,
@@ -204,7 +207,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
         findDelivery({ workspace_id: workspaceId, webhook_id: webhookId, id }).pipe(
           Effect.flatMap(Option.match({
             onNone: () => Effect.succeedNone,
-            onSome: (row) => Effect.map(withLogs([row]), (ds) => Option.fromNullable(ds[0]))
+            onSome: (row) => Effect.map(withLogs([row]), (ds) => Option.fromNullishOr(ds[0]))
           })),
           mapSqlError
         ),

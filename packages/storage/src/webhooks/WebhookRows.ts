@@ -2,7 +2,6 @@
  * The row schemas the webhooks modules share (subscriptions, deliveries, attempts, claims), and how rows become
  * core's models. Both dialects decode through them (D41: PostgreSQL returns `Date`s and SQLite strings).
  */
-import type { SqlError } from "@effect/sql"
 import {
   Actor,
   type ClaimedDelivery,
@@ -23,7 +22,8 @@ import {
   webhookSecretContext,
   WorkspaceId
 } from "@support-engine/core"
-import { type Cause, Effect, type ParseResult, Redacted, Schema } from "effect"
+import { type Cause, Effect, Redacted, Schema } from "effect"
+import type { SqlError } from "effect/sql"
 import { DbBoolean, DbInt, DbJson, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
@@ -31,7 +31,7 @@ import { toPersistenceError } from "../shared/SqlErrors.js"
 export const persist = <A, R>(
   self: Effect.Effect<
     A,
-    SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException | PersistenceError,
+    SqlError.SqlError | Schema.SchemaError | Cause.NoSuchElementError | PersistenceError,
     R
   >
 ): Effect.Effect<A, PersistenceError, R> =>
@@ -91,19 +91,19 @@ export const ClaimedRow = Schema.Struct({
   round_attempts: DbInt,
   requeues: DbInt,
   url: Schema.String,
-  secret: Schema.Redacted(Schema.String),
-  previous_secret: Schema.NullOr(Schema.Redacted(Schema.String)),
+  secret: Schema.RedactedFromValue(Schema.String),
+  previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
   previous_secret_expires_at: Schema.NullOr(DbTimestamp),
   organization_id: OrganizationId,
   event_id: EventId,
   event: EventType,
   occurred_at: DbTimestamp,
   actor_type: Actor.fields.type,
-  actor_id: Schema.NullOr(Schema.UUID),
+  actor_id: Actor.fields.id,
   data: DbJson(EventData)
 })
 
-export const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: DeliveryId })))
+export const decodeIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: DeliveryId })))
 
 /**
  * A claimed row as the dispatcher needs it, its secrets decrypted (SecretsAtRest.ts). A value that does not decrypt
@@ -146,9 +146,9 @@ const claimedOf = (
     id: row.event_id,
     event: row.event,
     occurred_at: row.occurred_at,
-    actor: new Actor({ type: row.actor_type, id: row.actor_id }, true),
+    actor: new Actor({ type: row.actor_type, id: row.actor_id }, { disableChecks: true }),
     data: row.data
-  }, true),
+  }, { disableChecks: true }),
   attempts: row.attempts,
   roundAttempts: row.round_attempts,
   requeues: row.requeues,

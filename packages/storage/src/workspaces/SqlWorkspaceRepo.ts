@@ -1,5 +1,4 @@
-/** Workspaces, users and API tokens on `@effect/sql`. */
-import { SqlClient } from "@effect/sql"
+/** Workspaces, users and API tokens on `effect/sql`. */
 import {
   Ability,
   AgentId,
@@ -14,7 +13,8 @@ import {
   WorkspaceId,
   WorkspaceRepo
 } from "@support-engine/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema, Struct } from "effect"
+import { SqlClient } from "effect/sql"
 import { DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
@@ -32,7 +32,7 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
   WorkspaceRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: WorkspaceId,
       Result: WorkspaceRow,
       execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
@@ -47,8 +47,12 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
         sql`INSERT INTO workspaces (id, name, organization_id, email_agent_id, created_at, updated_at) VALUES (
           ${w.id}, ${w.name}, ${w.organization_id}, ${w.email_agent_id}, ${ts(w.created_at)}, ${ts(w.updated_at)})`
           .pipe(Effect.asVoid, mapSqlError),
-      findById: (id) => findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row, true))), mapSqlError),
-      list: list(undefined).pipe(Effect.map((rows) => rows.map((row) => new Workspace(row, true))), mapSqlError),
+      findById: (id) =>
+        findById(id).pipe(Effect.map(Option.map((row) => new Workspace(row, { disableChecks: true }))), mapSqlError),
+      list: list(undefined).pipe(
+        Effect.map((rows) => rows.map((row) => new Workspace(row, { disableChecks: true }))),
+        mapSqlError
+      ),
       // PostgreSQL: a table lock that conflicts with itself (and with inserts), held to the end of the transaction.
       // SQLite: transactions begin IMMEDIATE (SqliteClient.ts), so one already excludes every other writer.
       lockCreates: sql.onDialectOrElse({
@@ -77,7 +81,7 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
   UserRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: UserId }),
       Result: UserRow,
       execute: (r) => sql`SELECT * FROM users WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -89,7 +93,7 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
           .pipe(Effect.asVoid, mapSqlError),
       findById: (workspaceId, id) =>
         findById({ workspace_id: workspaceId, id }).pipe(
-          Effect.map(Option.map((row) => new User(row, true))),
+          Effect.map(Option.map((row) => new User(row, { disableChecks: true }))),
           mapSqlError
         )
     })
@@ -114,7 +118,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
-    const findById = RowSchema.findOne({
+    const findById = RowSchema.findOneOption({
       Request: ApiTokenId,
       Result: TokenRow,
       execute: (id) =>
@@ -124,7 +128,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
     })
     const listByWorkspace = RowSchema.findAll({
       Request: WorkspaceId,
-      Result: TokenRow.omit("token_hash", "organization_id"),
+      Result: TokenRow.mapFields(Struct.omit(["token_hash", "organization_id"])),
       execute: (workspaceId) =>
         sql`SELECT id, workspace_id, name, abilities, expires_at, last_used_at, created_at, updated_at
             FROM api_tokens WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`
@@ -132,7 +136,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
     return ApiTokenRepo.of({
       listByWorkspace: (workspaceId) =>
         listByWorkspace(workspaceId).pipe(
-          Effect.map((rows) => rows.map((row) => new ApiToken(row, true))),
+          Effect.map((rows) => rows.map((row) => new ApiToken(row, { disableChecks: true }))),
           mapSqlError
         ),
       insert: (t, hash) =>
@@ -143,7 +147,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
       findById: (id) =>
         findById(id).pipe(
           Effect.map(Option.map(({ organization_id, token_hash, ...row }) => ({
-            token: new ApiToken(row, true),
+            token: new ApiToken(row, { disableChecks: true }),
             hash: token_hash,
             organizationId: organization_id
           }))),

@@ -12,7 +12,8 @@ import {
   Users,
   Workspaces
 } from "@support-engine/core"
-import { ConfigProvider, DateTime, Duration, Effect, Schema, TestClock } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
@@ -88,9 +89,10 @@ export const agentsSuite = (adapter: Adapter) =>
       }).pipe(
         provide,
         // Over the environment, which holds what the storage needs (SUPPORT_SECRET_KEY on PostgreSQL).
-        Effect.withConfigProvider(
-          ConfigProvider.fromMap(new Map([["SUPPORT_DEFAULT_AGENT_MODEL", "house-model-1"]])).pipe(
-            ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromUnknown({ SUPPORT_DEFAULT_AGENT_MODEL: "house-model-1" }).pipe(
+            ConfigProvider.orElse(ConfigProvider.fromEnv())
           )
         )
       ))
@@ -211,7 +213,7 @@ export const agentsSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(unchanged, agent)
           yield* TestClock.adjust(Duration.seconds(1))
           const updated = yield* agents.update(agent.id, new UpdateAgent({ is_active: false }))
-          assert.isTrue(DateTime.greaterThan(updated.updated_at, agent.updated_at))
+          assert.isTrue(DateTime.isGreaterThan(updated.updated_at, agent.updated_at))
           yield* agents.delete(agent.id)
           const events = yield* recordedEvents
           assert.deepStrictEqual(events.map((e) => e.type), ["agent.created", "agent.updated", "agent.deleted"])

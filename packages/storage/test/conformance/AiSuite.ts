@@ -14,7 +14,8 @@ import {
   UpdateArticle,
   UpdateTrainingData
 } from "@support-engine/core"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** The passage index and the ask service (D53) on each database: retrieval follows the content in its transaction. */

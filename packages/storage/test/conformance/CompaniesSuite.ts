@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Companies, CompanyId, CreateCompany, decodeRequest, ListCompanies, UpdateCompany } from "@support-engine/core"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** Companies (D25): CRUD, limits, abilities, workspace scope, pagination (D16-D18). */
@@ -23,7 +24,7 @@ export const companiesSuite = (adapter: Adapter) =>
           assert.strictEqual(updated.name, "Acme")
           assert.strictEqual(updated.country, "NL")
           assert.strictEqual(updated.domain, null)
-          assert.isTrue(updated.updated_at.epochMillis > created.updated_at.epochMillis)
+          assert.isTrue(updated.updated_at.epochMilliseconds > created.updated_at.epochMilliseconds)
           assert.deepStrictEqual(yield* companies.get(created.id), updated)
 
           yield* companies.delete(created.id)

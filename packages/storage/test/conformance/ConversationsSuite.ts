@@ -17,7 +17,8 @@ import {
   UpdateConversation,
   Users
 } from "@support-engine/core"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
 
@@ -205,7 +206,7 @@ export const conversationsSuite = (adapter: Adapter) =>
                 subject: "New"
               })
             )
-            assert.strictEqual(closed.closed_at?.epochMillis, 1000)
+            assert.strictEqual(closed.closed_at?.epochMilliseconds, 1000)
             assert.deepStrictEqual(closed.tags, ["b", "a"])
             const noop = yield* conversations.update(
               c.id,
@@ -318,4 +319,4 @@ export const conversationsSuite = (adapter: Adapter) =>
       }).pipe(provide))
   })
 
-export type Fixture = Effect.Effect.Success<typeof conversationFixture>
+export type Fixture = Effect.Success<typeof conversationFixture>

@@ -18,7 +18,8 @@ import {
   UpdateCustomer,
   ValidationError
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, TestClock } from "effect"
+import { DateTime, Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** Every page of a listing, following `meta.next_cursor` until it is null. */
@@ -43,7 +44,7 @@ const walk = <A, E, R>(
 const fieldErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.flatMap(
     Effect.flip(self),
-    (e) => e instanceof ValidationError ? Effect.succeed(e.errors) : Effect.dieMessage(`not a 422: ${String(e)}`)
+    (e) => e instanceof ValidationError ? Effect.succeed(e.errors) : Effect.die(new Error(`not a 422: ${String(e)}`))
   )
 
 /** Cursors and incremental sync on lists (D52): keyset pages, `updated_since`, and the mode checks. */
@@ -63,7 +64,7 @@ export const cursorsSuite = (adapter: Adapter) =>
             if (i % 2 === 1) yield* TestClock.adjust(Duration.millis(1))
           }
           const expected = [...made].sort((a, b) =>
-            b.created_at.epochMillis - a.created_at.epochMillis || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0)
+            b.created_at.epochMilliseconds - a.created_at.epochMilliseconds || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0)
           )
           const full = yield* customers.list(new ListCustomers({ per_page: 100 }))
           assert.deepStrictEqual(full.data.map((c) => c.id), expected.map((c) => c.id))
@@ -155,7 +156,7 @@ export const cursorsSuite = (adapter: Adapter) =>
           const both = yield* fieldErrors(companies.list(new ListCompanies({ page: 1, cursor })))
           assert.deepStrictEqual(Object.keys(both), ["page"])
           const since = yield* fieldErrors(
-            companies.list(new ListCompanies({ page: 2, updated_since: DateTime.unsafeMake(0) }))
+            companies.list(new ListCompanies({ page: 2, updated_since: DateTime.makeUnsafe(0) }))
           )
           assert.deepStrictEqual(Object.keys(since), ["page"])
           for (const bad of ["nope", "e30", "eyJvIjoibiIsInQiOiJ4IiwiaSI6IjEifQ"]) {
@@ -163,7 +164,7 @@ export const cursorsSuite = (adapter: Adapter) =>
             assert.deepStrictEqual(error, { cursor: ["must be a cursor from a previous answer"] })
           }
           const mixed = yield* fieldErrors(
-            companies.list(new ListCompanies({ cursor, updated_since: DateTime.unsafeMake(0) }))
+            companies.list(new ListCompanies({ cursor, updated_since: DateTime.makeUnsafe(0) }))
           )
           assert.deepStrictEqual(Object.keys(mixed), ["cursor"])
         }).pipe(as(principal))
@@ -193,7 +194,7 @@ export const cursorsSuite = (adapter: Adapter) =>
                   sender_type: "customer",
                   sender_id: customer.id,
                   content: `m${i}`,
-                  sent_at: DateTime.unsafeMake(1_000_000 - i * 1000)
+                  sent_at: DateTime.makeUnsafe(1_000_000 - i * 1000)
                 })
               )
             )

@@ -16,7 +16,8 @@ import {
   Transactor,
   UpdateCustomer
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, Option, TestClock } from "effect"
+import { DateTime, Duration, Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** The workspace's events, oldest first, as `[type, data]`. */
@@ -49,7 +50,7 @@ export const customersSuite = (adapter: Adapter) =>
           )
           assert.strictEqual(updated.last_name, "Lovelace")
           assert.strictEqual(updated.first_name, "Ada")
-          assert.isTrue(updated.updated_at.epochMillis > created.updated_at.epochMillis)
+          assert.isTrue(updated.updated_at.epochMilliseconds > created.updated_at.epochMilliseconds)
 
           const same = yield* customers.update(created.id, new UpdateCustomer({ last_name: "Lovelace" }))
           assert.deepStrictEqual(same, updated)
@@ -289,12 +290,12 @@ export const customersSuite = (adapter: Adapter) =>
         yield* Effect.gen(function*() {
           const results = yield* Effect.all(
             ["race@example.com", "RACE@example.com"].map((email) =>
-              Effect.either(customers.create(new CreateCustomer({ email })))
+              Effect.result(customers.create(new CreateCustomer({ email })))
             ),
             { concurrency: "unbounded" }
           )
-          const failures = results.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
-          assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
+          const failures = results.flatMap((r) => (r._tag === "Failure" ? [r.failure] : []))
+          assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
           assert.deepStrictEqual(failures.map((e) => e._tag === "ValidationError" && e.errors), [{
             email: ["has already been taken"]
           }])
@@ -353,7 +354,7 @@ export const customersSuite = (adapter: Adapter) =>
         const tx = yield* Transactor
         yield* Effect.gen(function*() {
           const failed = yield* Effect.flip(tx.withTransaction(
-            Effect.zipRight(customers.create(new CreateCustomer({ email: "gone@example.com" })), Effect.fail("later"))
+            Effect.andThen(customers.create(new CreateCustomer({ email: "gone@example.com" })), Effect.fail("later"))
           ))
           assert.strictEqual(failed, "later")
           const listed = yield* customers.list(new ListCustomers({}))
@@ -377,7 +378,7 @@ export const customersSuite = (adapter: Adapter) =>
         yield* repo.markSeen(theirs.workspace.id, ada.id, DateTime.add(at, { hours: 1 }))
         const seen = yield* customers.get(ada.id).pipe(as(mine.principal))
         assert.deepStrictEqual(seen, new Customer({ ...ada, last_seen_at: at }))
-        assert.strictEqual(seen.first_seen_at.epochMillis, 0)
+        assert.strictEqual(seen.first_seen_at.epochMilliseconds, 0)
         assert.deepStrictEqual(yield* repo.findById(mine.workspace.id, ada.id), Option.some(seen))
         assert.isTrue(Option.isNone(yield* repo.findById(theirs.workspace.id, ada.id)))
         assert.deepStrictEqual((yield* recordedEvents.pipe(as(mine.principal))).map((e) => e.type), [

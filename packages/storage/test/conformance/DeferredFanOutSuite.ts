@@ -3,7 +3,6 @@
  * marker; the dispatcher's fan-out step makes the deliveries of many events in one transaction, under the
  * subscriptions each event committed with: every change to them fans the workspace's waiting events out first.
  */
-import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import {
   CreateWebhook,
@@ -21,11 +20,12 @@ import {
   type WorkspaceId
 } from "@support-engine/core"
 import { DateTime, Deferred, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, type TestEngine } from "./Harness.js"
 import { addWebhook, drainQueue } from "./WebhooksSuite.js"
 
 /** Any host name is a public address: the suite tests the fan-out, not the URL policy. */
-const services = Webhooks.DefaultWithoutDependencies.pipe(
+const services = Webhooks.layerWithoutDependencies.pipe(
   Layer.provide(Layer.merge(
     WebhookConfig.layer(),
     Layer.succeed(HostResolver, { resolve: () => Effect.succeed([{ address: "93.184.216.34", family: 4 as const }]) })
@@ -46,7 +46,8 @@ const create = (events: ReadonlyArray<WebhookEventType>) =>
 export const deferredFanOutSuite = (adapter: Adapter) =>
   describe(`Deferred fan-out (${adapter.name})`, () => {
     const provide = <A, E>(self: Effect.Effect<A, E, TestEngine | Webhooks>) =>
-      self.pipe(Effect.provide(services), provideEngine(adapter))
+      // A memo map of its own (v4 shares one between provides): the engine's `Webhooks` is built already.
+      self.pipe(Effect.provide(services, { local: true }), provideEngine(adapter))
 
     it.effect("a write leaves a marker; one fan-out step makes many events' deliveries, due at each event's time", () =>
       Effect.gen(function*() {
@@ -174,7 +175,7 @@ export const deferredFanOutSuite = (adapter: Adapter) =>
           const release = yield* Deferred.make<void>()
           const written = yield* Deferred.make<void>()
           // A writer holds its transaction open after recording its event (and its marker's shared lock).
-          const writer = yield* Effect.fork(
+          const writer = yield* Effect.forkChild(
             tx.withTransaction(Effect.gen(function*() {
               const event = yield* Effect.flatMap(Events, (e) => e.record("agent.deleted", { id: "slow" }))
               yield* Deferred.succeed(written, undefined)
@@ -183,15 +184,15 @@ export const deferredFanOutSuite = (adapter: Adapter) =>
             })).pipe(as(principal))
           )
           yield* Deferred.await(written)
-          const creating = yield* Effect.fork(create(["*"]).pipe(as(principal)))
+          const creating = yield* Effect.forkChild(create(["*"]).pipe(as(principal)))
           // The create waits for the writer's lock: it shows in pg_locks as an advisory lock not granted.
           for (let i = 0;; i++) {
             const waiting = yield* sql`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`
             if (Number(waiting[0]!["n"]) > 0) break
-            if (i > 10_000) return yield* Effect.dieMessage("the create did not wait for the writer")
-            yield* Effect.yieldNow()
+            if (i > 10_000) return yield* Effect.die(new Error("the create did not wait for the writer"))
+            yield* Effect.yieldNow
           }
-          assert.isTrue((yield* Fiber.poll(creating))._tag === "None")
+          assert.isUndefined(creating.pollUnsafe())
           yield* Deferred.succeed(release, undefined)
           const event = yield* Fiber.join(writer)
           const late = yield* Fiber.join(creating)

@@ -2,7 +2,6 @@
  * What every conformance suite runs on: the core engine over one storage adapter. A suite is a function of
  * an `Adapter`, so SQLite and PostgreSQL run the very same tests.
  */
-import type { SqlClient } from "@effect/sql"
 import {
   type Ability,
   Actor,
@@ -17,16 +16,17 @@ import {
   type Workspace,
   Workspaces
 } from "@support-engine/core"
-import { type ConfigError, Effect, Layer } from "effect"
+import { type Config, Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { StoragePorts } from "../../src/Storage.js"
 
 export interface Adapter {
   readonly name: string
   /** A fresh storage layer over the adapter's test database (already migrated when built). */
-  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient, ConfigError.ConfigError>
+  readonly storage: () => Layer.Layer<StoragePorts | SqlClient.SqlClient, Config.ConfigError>
   /**
    * Run with tracing off (core's Tracing.ts), as the standalone server and the Promise facade do: spans are
-   * skipped, and on SQLite statements take their direct path (SqliteClient.ts). Effect's default (on) otherwise.
+   * no-ops the tracer never sees. Effect's default (on) otherwise.
    */
   readonly untraced?: boolean
 }

@@ -7,7 +7,8 @@ import {
   ListCustomers,
   requestFingerprint
 } from "@support-engine/core"
-import { Deferred, Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 const recordJson = (value: unknown): Option.Option<IdempotentOutcome> =>
@@ -88,9 +89,11 @@ export const idempotencySuite = (adapter: Adapter) =>
         const idempotency = yield* Idempotency
         const started = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
-        const slow = Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)).pipe(Effect.as(1))
+        const slow = Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(release)).pipe(Effect.as(1))
         const fingerprint = requestFingerprint("POST", "/v1/companies", { name: "x" })
-        const first = yield* Effect.fork(idempotency.run(principal.workspaceId, "busy", fingerprint, slow, recordJson))
+        const first = yield* Effect.forkChild(
+          idempotency.run(principal.workspaceId, "busy", fingerprint, slow, recordJson)
+        )
         yield* Deferred.await(started)
         const second = yield* Effect.flip(
           idempotency.run(principal.workspaceId, "busy", fingerprint, Effect.succeed(2), recordJson)

@@ -36,9 +36,10 @@ import {
   UpdateCompany,
   UpdateConversation,
   UpdateCustomer,
-  UpdateTrainingData
+  UpdateTrainingData,
+  Uuid
 } from "@support-engine/core"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, engineLayer, makeWorkspace, withTracing } from "./Harness.js"
 
@@ -123,7 +124,7 @@ export const isolationSuite = (adapter: Adapter) =>
     layer(engineLayer(adapter), { timeout: "60 seconds" })((it) => {
       it.effect.prop(
         "random ids and another workspace's ids are the same NotFound on every operation (D11)",
-        [Schema.UUID],
+        [Uuid],
         ([randomId]) =>
           Effect.gen(function*() {
             const { ids, owner } = yield* populated
@@ -144,7 +145,7 @@ export const isolationSuite = (adapter: Adapter) =>
             assert.deepStrictEqual(yield* recordedEvents.pipe(as(intruder.principal)), [])
             assert.strictEqual((yield* (yield* Customers).get(ids.customer).pipe(as(owner.principal))).email, "a@x.io")
           }).pipe(withTracing(adapter)),
-        { fastCheck: { numRuns: 20 } }
+        { arbitrary: { runs: 20 } }
       )
     })
   })

@@ -16,7 +16,9 @@ import {
   TranslationInput,
   UpdateArticle
 } from "@support-engine/core"
-import { Duration, Effect, Layer, Option, Ref, TestClock } from "effect"
+import type { Context } from "effect"
+import { Duration, Effect, Layer, Option, Ref } from "effect"
+import { TestClock } from "effect/testing"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
@@ -30,7 +32,8 @@ const fieldsOf = <A, R>(self: Effect.Effect<A, EngineError, R>) =>
 const article = (translations: Array<ConstructorParameters<typeof TranslationInput>[0]>, extra = {}) =>
   new CreateArticle({ translations: translations.map((t) => new TranslationInput(t)), ...extra })
 
-const allRevisions = (kb: KnowledgeBase, id: ArticleId) => kb.listRevisions(id, new ListRevisions({ per_page: 100 }))
+const allRevisions = (kb: Context.Service.Shape<typeof KnowledgeBase>, id: ArticleId) =>
+  kb.listRevisions(id, new ListRevisions({ per_page: 100 }))
 
 /** Knowledge base (D21, D22, D32, D33, D34). */
 export const knowledgeBaseSuite = (adapter: Adapter) =>
@@ -66,7 +69,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           )
           const b = yield* kb.create(article([{ locale: "en", title: "Reset your password" }], { status: "published" }))
           assert.strictEqual(b.translations[0]!.slug, "reset-your-password-2")
-          assert.strictEqual(b.published_at?.epochMillis, 0)
+          assert.strictEqual(b.published_at?.epochMilliseconds, 0)
           // The same slug in another locale is free: slugs are unique per workspace and locale.
           const c = yield* kb.create(article([{ locale: "de", title: "Reset your password" }], { source: "github" }))
           assert.deepStrictEqual([c.translations[0]!.slug, c.source], ["reset-your-password", "github"])
@@ -187,7 +190,11 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           const en = v2.translations.find((t) => t.locale === "en")!
           // Absent fields stay; the slug stays when the title changes.
           assert.deepStrictEqual([en.title, en.content, en.excerpt, en.slug], ["V2", "two", "e1", "v1"])
-          assert.deepStrictEqual([en.created_at.epochMillis, en.updated_at.epochMillis, v2.updated_at.epochMillis], [
+          assert.deepStrictEqual([
+            en.created_at.epochMilliseconds,
+            en.updated_at.epochMilliseconds,
+            v2.updated_at.epochMilliseconds
+          ], [
             0,
             1000,
             1000
@@ -196,7 +203,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(revisions.data.map((r) => [r.article_id, r.locale, r.title, r.content, r.excerpt]), [
             [a.id, "en", "V1", "one", "e1"]
           ])
-          assert.strictEqual(revisions.data[0]!.created_at.epochMillis, 1000)
+          assert.strictEqual(revisions.data[0]!.created_at.epochMilliseconds, 1000)
 
           // SEO fields alone: updated, no revision (the revision keeps the text).
           const seo = yield* kb.putTranslation(a.id, "en", new PutTranslation({ seo_title: "SEO", noindex: true }))
@@ -244,14 +251,14 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           const restored = yield* kb.restore(a.id, v1.id)
           assert.strictEqual(restored.status, "published")
           assert.deepStrictEqual(restored.published_at, a.published_at)
-          assert.strictEqual(restored.updated_at.epochMillis, 2000)
+          assert.strictEqual(restored.updated_at.epochMilliseconds, 2000)
           const en = restored.translations.find((t) => t.locale === "en")!
           const enBefore = before.translations.find((t) => t.locale === "en")!
           assert.deepStrictEqual(
             en,
             new Translation({ ...enBefore, title: "V1", content: "one", excerpt: "e1", updated_at: en.updated_at })
           )
-          assert.strictEqual(en.updated_at.epochMillis, 2000)
+          assert.strictEqual(en.updated_at.epochMilliseconds, 2000)
           assert.deepStrictEqual(
             restored.translations.find((t) => t.locale === "nl"),
             before.translations.find((t) => t.locale === "nl")
@@ -262,7 +269,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           assert.strictEqual(after.meta.total, (revisions.meta.total ?? 0) + 1)
           assert.deepStrictEqual(after.data.slice(1), revisions.data)
           assert.deepInclude({ ...after.data[0]! }, { locale: "en", title: "V2", content: "two", excerpt: null })
-          assert.strictEqual(after.data[0]!.created_at.epochMillis, 2000)
+          assert.strictEqual(after.data[0]!.created_at.epochMilliseconds, 2000)
           // The restored revision itself is kept: restoring it again is allowed.
           yield* kb.restore(a.id, v1.id)
           assert.strictEqual((yield* allRevisions(kb, a.id)).meta.total, 4)
@@ -289,7 +296,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
             ArticleRepo.of({
               ...repo,
               insertRevision: (workspaceId, revision) =>
-                Effect.zipRight(repo.insertRevision(workspaceId, revision), Ref.update(revisionsSaved, (n) => n + 1)),
+                Effect.andThen(repo.insertRevision(workspaceId, revision), Ref.update(revisionsSaved, (n) => n + 1)),
               updateTranslation: () => Effect.fail(new PersistenceError({ reason: "disk full" }))
             }))
         )
@@ -303,7 +310,8 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
 
           const midway = yield* Effect.flip(
             Effect.flatMap(KnowledgeBase, (broken) => broken.restore(a.id, v1!.id)).pipe(
-              Effect.provide(KnowledgeBase.Default.pipe(Layer.provide(failingRewrite)))
+              // A memo map of its own (v4 shares one between provides): the engine's `KnowledgeBase` is built already.
+              Effect.provide(KnowledgeBase.layer.pipe(Layer.provide(failingRewrite)), { local: true })
             )
           )
           assert.deepStrictEqual([midway._tag, yield* Ref.get(revisionsSaved)], ["PersistenceError", 1])
@@ -311,7 +319,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(yield* allRevisions(kb, a.id), revisions)
 
           const after = yield* Effect.flip(tx.withTransaction(
-            kb.restore(a.id, v1!.id).pipe(Effect.zipRight(Effect.fail("crash after restore" as const)))
+            kb.restore(a.id, v1!.id).pipe(Effect.andThen(Effect.fail("crash after restore" as const)))
           ))
           assert.strictEqual(after, "crash after restore")
           assert.deepStrictEqual(yield* kb.get(a.id), before)
@@ -328,9 +336,9 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           yield* TestClock.adjust(Duration.seconds(3))
           const published = yield* kb.update(a.id, new UpdateArticle({ status: "published", position: 2 }))
           assert.deepStrictEqual([
-            published.published_at?.epochMillis,
+            published.published_at?.epochMilliseconds,
             published.position,
-            published.updated_at.epochMillis
+            published.updated_at.epochMilliseconds
           ], [
             3000,
             2,
@@ -341,7 +349,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           // Publishing a published article again is a no-op: published_at keeps the first publication.
           assert.deepStrictEqual(yield* kb.update(a.id, new UpdateArticle({ status: "published" })), published)
           const moved = yield* kb.update(a.id, new UpdateArticle({ position: null }))
-          assert.deepStrictEqual([moved.position, moved.status, moved.published_at?.epochMillis], [
+          assert.deepStrictEqual([moved.position, moved.status, moved.published_at?.epochMilliseconds], [
             null,
             "published",
             3000
@@ -354,7 +362,7 @@ export const knowledgeBaseSuite = (adapter: Adapter) =>
           assert.strictEqual((yield* kb.list(new ListArticles({ status: "published" }))).meta.total, 0)
           yield* TestClock.adjust(Duration.seconds(1))
           const again = yield* kb.update(a.id, new UpdateArticle({ status: "published" }))
-          assert.strictEqual(again.published_at?.epochMillis, 5000)
+          assert.strictEqual(again.published_at?.epochMilliseconds, 5000)
           assert.deepStrictEqual(yield* kb.get(a.id), again)
           assert.deepStrictEqual(yield* recordedEvents, [])
         }).pipe(as(principal))

@@ -12,7 +12,8 @@ import {
   MessageId,
   Messages
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, TestClock } from "effect"
+import { DateTime, Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { conversationFixture } from "./ConversationsSuite.js"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
@@ -78,21 +79,21 @@ export const messagesSuite = (adapter: Adapter) =>
           )
           let current = yield* conversations.get(c.id)
           assert.strictEqual(current.first_response_at, null, "an internal note is no response")
-          assert.strictEqual(current.last_message_at?.epochMillis, 20_000)
+          assert.strictEqual(current.last_message_at?.epochMilliseconds, 20_000)
           yield* TestClock.adjust(Duration.seconds(10))
           yield* messages.create(
             c.id,
             new CreateMessage({ sender_type: "agent", sender_id: f.chatAgent.id, content: "a" })
           )
-          const backdated = DateTime.unsafeMake(5_000)
+          const backdated = DateTime.makeUnsafe(5_000)
           yield* messages.create(
             c.id,
             new CreateMessage({ sender_type: "user", sender_id: f.user.id, content: "old", sent_at: backdated })
           )
           current = yield* conversations.get(c.id)
-          assert.strictEqual(current.first_response_at?.epochMillis, 30_000)
-          assert.strictEqual(current.last_message_at?.epochMillis, 30_000)
-          assert.strictEqual((yield* (yield* Customers).get(f.customer.id)).last_seen_at.epochMillis, 10_000)
+          assert.strictEqual(current.first_response_at?.epochMilliseconds, 30_000)
+          assert.strictEqual(current.last_message_at?.epochMilliseconds, 30_000)
+          assert.strictEqual((yield* (yield* Customers).get(f.customer.id)).last_seen_at.epochMilliseconds, 10_000)
 
           const events = (yield* recordedEvents).filter((e) => e.type.includes("message"))
           assert.deepStrictEqual(events.map((e) => e.type), [

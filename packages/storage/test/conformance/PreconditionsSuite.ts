@@ -16,7 +16,8 @@ import {
   UpdateConversation,
   UpdateCustomer
 } from "@support-engine/core"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 const tagOf = entityTag(Customer)
@@ -82,7 +83,7 @@ export const preconditionsSuite = (adapter: Adapter) =>
             yield* TestClock.adjust(Duration.millis(1))
             const results = yield* Effect.all(
               [["a"], ["b"]].map((tags) =>
-                Effect.either(
+                Effect.result(
                   conversations.update(conversation.id, new UpdateConversation({ tags: [...tags, `${round}`] }), {
                     ifMatch
                   })
@@ -90,10 +91,10 @@ export const preconditionsSuite = (adapter: Adapter) =>
               ),
               { concurrency: "unbounded" }
             )
-            const wins = results.filter((r) => r._tag === "Right")
-            const losses = results.filter((r) => r._tag === "Left")
+            const wins = results.filter((r) => r._tag === "Success")
+            const losses = results.filter((r) => r._tag === "Failure")
             assert.strictEqual(wins.length, 1, `round ${round}`)
-            assert.strictEqual(losses[0]!.left._tag, "PreconditionFailed")
+            assert.strictEqual(losses[0]!.failure._tag, "PreconditionFailed")
           }
           assert.notStrictEqual(tag, entityTag(Conversation)(yield* conversations.get(conversation.id)))
         }).pipe(as(principal))

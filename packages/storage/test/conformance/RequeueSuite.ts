@@ -5,7 +5,6 @@
  * old attempt's answer belongs to the round before and must change nothing. And what a deactivation left pending
  * (a fan-out on PostgreSQL that committed after it) is cancelled when the webhook is enabled, never sent.
  */
-import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import {
   CreateWebhook,
@@ -18,6 +17,7 @@ import {
   Webhooks
 } from "@support-engine/core"
 import { DateTime, Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { type Adapter, as, makeWorkspace } from "./Harness.js"
 import { attemptAt, claimNow, drain, provideWebhooks } from "./WebhookOpsSuite.js"
 

@@ -23,7 +23,7 @@ import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 const fieldsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.flatMap(
     Effect.flip(self),
-    (e) => e instanceof ValidationError ? Effect.succeed(Object.keys(e.errors)) : Effect.dieMessage(String(e))
+    (e) => e instanceof ValidationError ? Effect.succeed(Object.keys(e.errors)) : Effect.die(new Error(String(e)))
   )
 
 /** Search with `q` (D52) on each database: prefix words, ranking, index kept with every write, workspace scope. */

@@ -43,7 +43,7 @@ import { Effect, Schema } from "effect"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** The JSON text the API sends for `value`: byte-for-byte, so key order and list order both count. */
-const wire = <A, I>(schema: Schema.Schema<A, I>) => (value: A): string =>
+const wire = <A, I>(schema: Schema.Codec<A, I>) => (value: A): string =>
   JSON.stringify(Schema.encodeSync(schema)(value))
 
 /** The data of the workspace's newest event of `type`, as the event list and webhook bodies send it. */

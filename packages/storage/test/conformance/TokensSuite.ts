@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CreateApiToken, Events, ListEvents, Tokens, WorkspaceId } from "@support-engine/core"
-import { DateTime, Duration, Effect, Redacted, TestClock } from "effect"
+import { DateTime, Duration, Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 
 /** D9, D10: token issuing, authentication, expiry, revocation; abilities on the event log (D45). */
@@ -90,13 +91,13 @@ export const tokensSuite = (adapter: Adapter) =>
         assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at, null)
         yield* TestClock.adjust(Duration.seconds(10))
         yield* tokens.authenticate(issued.plain)
-        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 10_000)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMilliseconds, 10_000)
         yield* TestClock.adjust(Duration.seconds(30))
         yield* tokens.authenticate(issued.plain)
-        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 10_000)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMilliseconds, 10_000)
         yield* TestClock.adjust(Duration.seconds(30))
         yield* tokens.authenticate(issued.plain)
-        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMillis, 70_000)
+        assert.strictEqual((yield* tokens.get(issued.token.id)).last_used_at?.epochMilliseconds, 70_000)
       }).pipe(provide))
 
     it.effect("an expiry in the past is a validation error on expires_at", () =>
@@ -108,7 +109,7 @@ export const tokensSuite = (adapter: Adapter) =>
             workspace_id: workspace.id,
             name: "ci",
             abilities: ["external-api:read"],
-            expires_at: DateTime.unsafeMake(0)
+            expires_at: DateTime.makeUnsafe(0)
           })
         ))
         assert.strictEqual(error._tag, "ValidationError")

@@ -19,7 +19,8 @@ import {
   UpdateTrainingData,
   UrlExistsQuery
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, Layer, Schedule, TestClock, TestServices } from "effect"
+import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { TestClock } from "effect/testing"
 import { recordedEvents } from "./CustomersSuite.js"
 import { type Adapter, as, codeOf, makeWorkspace, provideEngine } from "./Harness.js"
 
@@ -32,7 +33,7 @@ export const trainingSuite = (adapter: Adapter) =>
       Layer.provideMerge(Layer.succeed(TrainingProcessor, {
         process: () => Effect.succeed({ _tag: "Failed", reason: "crawler refused" } as const)
       })),
-      Layer.provideMerge(IdGenerator.Default),
+      Layer.provideMerge(IdGenerator.layer),
       Layer.provideMerge(Layer.suspend(() => adapter.storage())),
       Layer.orDie
     )
@@ -171,7 +172,7 @@ export const trainingSuite = (adapter: Adapter) =>
         yield* Effect.gen(function*() {
           const done = yield* training.get(item!.id)
           assert.deepInclude({ ...done }, { status: "completed", is_processed: true })
-          assert.strictEqual(done.updated_at.epochMillis, 1000)
+          assert.strictEqual(done.updated_at.epochMilliseconds, 1000)
           const pages = yield* training.pages(item!.id)
           assert.deepStrictEqual(pages.map((p) => [p.url, p.status]), [["https://example.com/docs", "completed"]])
           const updates = (yield* recordedEvents).filter((e) => e.type === "training.updated")
@@ -218,8 +219,8 @@ export const trainingSuite = (adapter: Adapter) =>
           as(principal),
           Effect.map((i) => i.status),
           Effect.filterOrFail((s) => s === "completed", (s) => `still ${s}`),
-          Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo("10 seconds"))),
-          TestServices.provideLive
+          Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo({ duration: "10 seconds" }))),
+          TestClock.withLive
         )
         assert.strictEqual(status, "completed")
       }).pipe(Effect.provide(TrainingWorker.layer({ pollInterval: Duration.hours(1) })), provide))

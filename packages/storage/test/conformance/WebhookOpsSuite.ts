@@ -20,14 +20,15 @@ import {
   WebhookConfig,
   Webhooks
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, Layer, Ref, TestClock } from "effect"
+import { DateTime, Duration, Effect, Layer, Ref } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, type TestEngine } from "./Harness.js"
 
 const tagOf = entityTag(Webhook)
 
 /** Every name resolves to a public address; `lookups` counts the resolutions the URL policy made. */
 const servicesWith = (lookups: Ref.Ref<number>) =>
-  Webhooks.DefaultWithoutDependencies.pipe(
+  Webhooks.layerWithoutDependencies.pipe(
     Layer.provide(WebhookConfig.layer()),
     Layer.provide(Layer.succeed(HostResolver, {
       resolve: () => Effect.as(Ref.update(lookups, (n) => n + 1), [{ address: "93.184.215.14", family: 4 as const }])
@@ -36,11 +37,11 @@ const servicesWith = (lookups: Ref.Ref<number>) =>
 
 /** Leases everything due far into the future: the queue spans the workspaces of earlier tests. */
 export const drain = Effect.flatMap(DeliveryQueue, (queue) =>
-  Effect.zipRight(
+  Effect.andThen(
     fanOutPending,
     queue.claimDue({
-      now: DateTime.unsafeMake(Date.UTC(9000, 0, 1)),
-      leaseUntil: DateTime.unsafeMake(Date.UTC(9999, 0, 1)),
+      now: DateTime.makeUnsafe(Date.UTC(9000, 0, 1)),
+      leaseUntil: DateTime.makeUnsafe(Date.UTC(9999, 0, 1)),
       claimant: "drain",
       limit: 1_000_000
     })
@@ -53,7 +54,7 @@ export const claimNow = Effect.flatMap(
     Effect.flatMap(
       DateTime.now,
       (now) =>
-        Effect.zipRight(
+        Effect.andThen(
           fanOutPending,
           queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant: "test", limit: 100 })
         )
@@ -72,7 +73,8 @@ export const attemptAt = (attemptedAt: DateTime.Utc, status: number) => ({
 export const provideWebhooks = (adapter: Adapter) => <A, E>(self: Effect.Effect<A, E, TestEngine | Webhooks>) =>
   Effect.gen(function*() {
     const lookups = yield* Ref.make(0)
-    return yield* Effect.provide(self, servicesWith(lookups))
+    // A memo map of its own (v4 shares one between provides): the engine's `Webhooks` is built already.
+    return yield* Effect.provide(self, servicesWith(lookups), { local: true })
   }).pipe(provideEngine(adapter))
 
 export const webhookOpsSuite = (adapter: Adapter) =>

@@ -14,16 +14,20 @@ import {
   WebhookRepo,
   type WorkspaceId
 } from "@support-engine/core"
-import { DateTime, Duration, Effect, Fiber, Option, Redacted, TestClock } from "effect"
+import { DateTime, Duration, Effect, Fiber, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine } from "./Harness.js"
 
-const absolute = (millis: number) => DateTime.unsafeMake(millis)
+const absolute = (millis: number) => DateTime.makeUnsafe(millis)
 
 /**
  * Times relative to the test's start. A test does not assume the clock starts at 0: a `layer(...)` block registered
  * earlier in the same file makes later `it.effect` tests share its TestClock.
  */
-const relativeClock = Effect.map(DateTime.now, (start) => (millis: number) => DateTime.add(start, { millis }))
+const relativeClock = Effect.map(
+  DateTime.now,
+  (start) => (millis: number) => DateTime.add(start, { milliseconds: millis })
+)
 export const SECRET = "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMw=="
 
 /** A webhook row as the service would insert it. */
@@ -51,7 +55,7 @@ export const addWebhook = (
     })
     // As the service does: the subscriptions change after the workspace's pending events are fanned out.
     yield* (yield* Transactor).withTransaction(
-      Effect.zipRight(repo.lockSubscriptions(workspaceId), repo.insert(workspaceId, webhook, Redacted.make(SECRET)))
+      Effect.andThen(repo.lockSubscriptions(workspaceId), repo.insert(workspaceId, webhook, Redacted.make(SECRET)))
     )
     return webhook
   })
@@ -61,7 +65,7 @@ export const addWebhook = (
  * suites of one run share a database.
  */
 export const drainQueue = Effect.flatMap(DeliveryQueue, (queue) =>
-  Effect.zipRight(
+  Effect.andThen(
     fanOutPending,
     queue.claimDue({
       now: absolute(Date.UTC(9000, 0, 1)),
@@ -76,7 +80,7 @@ const claimAll = (now: DateTime.Utc, claimant = "dispatcher-1", limit = 100) =>
   Effect.flatMap(
     DeliveryQueue,
     (queue) =>
-      Effect.zipRight(
+      Effect.andThen(
         fanOutPending,
         queue.claimDue({ now, leaseUntil: DateTime.add(now, { seconds: 15 }), claimant, limit })
       )
@@ -94,7 +98,7 @@ const deliveriesOf = (workspaceId: WorkspaceId, webhook: Webhook) =>
   Effect.flatMap(WebhookRepo, (repo) => repo.listDeliveries(workspaceId, webhook.id, {}, { limit: 100, offset: 0 }))
 
 const webhookOf = (workspaceId: WorkspaceId, webhook: Webhook) =>
-  Effect.flatMap(WebhookRepo, (repo) => Effect.flatten(repo.findById(workspaceId, webhook.id)))
+  Effect.flatMap(WebhookRepo, (repo) => Effect.flatMap(repo.findById(workspaceId, webhook.id), Effect.fromOption))
 
 /** Webhook storage (D36-D38, D43): fan-out in the event's transaction, leased claims, outcomes, the log. */
 export const webhooksSuite = (adapter: Adapter) =>
@@ -160,7 +164,7 @@ export const webhooksSuite = (adapter: Adapter) =>
         const queue = yield* DeliveryQueue
 
         const failed = yield* Effect.flip(
-          tx.withTransaction(Effect.zipRight(events.record("agent.deleted", { id: webhook.id }), Effect.fail("boom")))
+          tx.withTransaction(Effect.andThen(events.record("agent.deleted", { id: webhook.id }), Effect.fail("boom")))
             .pipe(as(principal))
         )
         assert.strictEqual(failed, "boom")
@@ -168,13 +172,13 @@ export const webhooksSuite = (adapter: Adapter) =>
         assert.strictEqual((yield* deliveriesOf(workspace.id, webhook)).items.length, 0)
 
         const signal = yield* queue.changes
-        const waiter = yield* Effect.fork(signal)
+        const waiter = yield* Effect.forkChild(signal)
         const inside = yield* tx.withTransaction(Effect.gen(function*() {
           yield* events.record("agent.deleted", { id: webhook.id })
-          yield* Effect.yieldNow()
-          return yield* Fiber.poll(waiter)
+          yield* Effect.yieldNow
+          return waiter.pollUnsafe()
         })).pipe(as(principal))
-        assert.isTrue(Option.isNone(inside), "no wake-up before the commit")
+        assert.isUndefined(inside, "no wake-up before the commit")
         yield* Fiber.join(waiter)
         assert.strictEqual(yield* fanOutPending, 1)
         assert.strictEqual((yield* deliveriesOf(workspace.id, webhook)).items.length, 1)
@@ -449,7 +453,7 @@ export const webhooksSuite = (adapter: Adapter) =>
         const retargeted = new Webhook({ ...first, events: ["agent.deleted"], url: "https://new.example.com" })
         // "before" is still waiting for its fan-out: the change fans it out first, under the old subscriptions.
         yield* tx.withTransaction(
-          Effect.zipRight(repo.lockSubscriptions(workspace.id), repo.update(workspace.id, retargeted))
+          Effect.andThen(repo.lockSubscriptions(workspace.id), repo.update(workspace.id, retargeted))
         )
         assert.strictEqual((yield* deliveriesOf(workspace.id, first)).total, 0)
         assert.strictEqual((yield* deliveriesOf(workspace.id, second)).total, 1)
@@ -465,7 +469,7 @@ export const webhooksSuite = (adapter: Adapter) =>
         yield* fanOutPending
         const page = yield* repo.listDeliveries(workspace.id, second.id, {}, { limit: 2, offset: 0 })
         assert.strictEqual(page.total, 5)
-        assert.isTrue(page.items[0]!.created_at.epochMillis >= page.items[1]!.created_at.epochMillis)
+        assert.isTrue(page.items[0]!.created_at.epochMilliseconds >= page.items[1]!.created_at.epochMilliseconds)
         const pending = yield* repo.listDeliveries(workspace.id, second.id, { status: "pending" }, {
           limit: 2,
           offset: 0

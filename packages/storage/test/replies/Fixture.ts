@@ -1,5 +1,4 @@
 /** A workspace with an AI agent, its content and a customer conversation assigned to it, for the reply loop (D53). */
-import { SqlClient } from "@effect/sql"
 import {
   type Agent,
   Agents,
@@ -25,7 +24,9 @@ import {
   Users,
   Workspaces
 } from "@support-engine/core"
-import { Duration, Effect, Schema, TestClock } from "effect"
+import { Duration, Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { as, makeWorkspace } from "../conformance/Harness.js"
 
 type AgentFields = Omit<ConstructorParameters<typeof CreateAgent>[0], "name">
@@ -87,7 +88,7 @@ export const fixture = (options: FixtureOptions = {}) =>
     const jobOf = (messageId: MessageId) =>
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
         sql`SELECT status, outcome FROM reply_jobs WHERE message_id = ${messageId}`).pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({
+          Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({
             status: Schema.String,
             outcome: Schema.NullOr(Schema.String)
           })))),

@@ -15,7 +15,8 @@ import {
   UpdateConversation,
   type User
 } from "@support-engine/core"
-import { Deferred, Effect, Fiber, Layer, Option, Queue, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import { type Adapter, as, engineLayer, makeWorkspace, type TestEngine, withTracing } from "../conformance/Harness.js"
 import { drainTraining, fixture, REFUNDS } from "./Fixture.js"
 
@@ -27,7 +28,7 @@ export const onEngine =
       Effect.provide(model === undefined ? engineLayer(adapter) : engineLayer(adapter).pipe(Layer.provide(model)))
     )
 
-const escalationOf = (f: Effect.Effect.Success<ReturnType<typeof fixture>>) =>
+const escalationOf = (f: Effect.Success<ReturnType<typeof fixture>>) =>
   Effect.gen(function*() {
     const data = (type: EventType) => Effect.map(f.eventsOf(type), (es) => es.map((e) => e.data))
     return { escalated: yield* data("conversation.escalated"), assigned: yield* data("conversation.assigned.updated") }
@@ -65,7 +66,7 @@ export const replySuite = (adapter: Adapter) =>
           reply.id,
           f.item.id
         ])
-        assert.strictEqual((yield* f.current).first_response_at?.epochMillis, reply.sent_at.epochMillis)
+        assert.strictEqual((yield* f.current).first_response_at?.epochMilliseconds, reply.sent_at.epochMilliseconds)
         // Nothing more to do: the job is done and never answered twice.
         assert.isFalse(yield* (yield* ReplyWorker).processNext, "no job is due")
         assert.strictEqual((yield* f.thread).length, 2)
@@ -269,7 +270,7 @@ export const replySuite = (adapter: Adapter) =>
       const gated = Layer.succeed(AnswerModel, {
         answer: (request) =>
           Deferred.succeed(called, undefined).pipe(
-            Effect.zipRight(Deferred.await(release)),
+            Effect.andThen(Deferred.await(release)),
             Effect.as(request.passages[0]!.text)
           ),
         matchRule: () => Effect.succeed(Option.none())
@@ -277,7 +278,7 @@ export const replySuite = (adapter: Adapter) =>
       return Effect.gen(function*() {
         const f = yield* fixture()
         const asked = yield* f.say("How long do refunds take?")
-        const fiber = yield* Effect.fork(f.answer)
+        const fiber = yield* Effect.forkChild(f.answer)
         yield* Deferred.await(called)
         yield* (yield* Conversations).update(
           f.conversation.id,
@@ -295,17 +296,17 @@ export const replySuite = (adapter: Adapter) =>
     it.effect("model_error: a model failing after its retries hands off (D53)", () => {
       const calls = Effect.runSync(Queue.unbounded<void>())
       const failing = Layer.succeed(AnswerModel, {
-        answer: () => Effect.zipRight(Queue.offer(calls, undefined), Effect.fail(new ModelFailed({ message: "down" }))),
+        answer: () => Effect.andThen(Queue.offer(calls, undefined), Effect.fail(new ModelFailed({ message: "down" }))),
         matchRule: () => Effect.succeed(Option.none())
       })
       return Effect.gen(function*() {
         const f = yield* fixture()
         yield* f.say("How long do refunds take?")
-        const fiber = yield* Effect.fork(f.answer)
+        const fiber = yield* Effect.forkChild(f.answer)
         // Three calls: the first, then retries 1 s and 2 s later on Effect's clock.
         yield* Queue.take(calls)
         for (const seconds of [1, 2]) {
-          yield* Effect.yieldNow()
+          yield* Effect.yieldNow
           yield* TestClock.adjust(`${seconds} seconds`)
           yield* Queue.take(calls)
         }

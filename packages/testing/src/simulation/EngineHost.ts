@@ -9,10 +9,11 @@
  * PostgreSQL: connections to the database are refused and the engine's are ended before it closes, so it writes
  * nothing more; then they are allowed again.
  */
-import { SqlClient } from "@effect/sql"
 import { IdGenerator, makeIdStreams, type WebhookSettings } from "@support-engine/core"
 import { clientLayer, type StoragePorts } from "@support-engine/storage"
-import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, Scope, TestClock } from "effect"
+import { Context, Duration, Effect, Exit, Layer, References, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -57,7 +58,8 @@ type Target =
   | { readonly _tag: "File"; readonly file: string; readonly dir: string | undefined }
   | { readonly _tag: "Postgres"; readonly admin: string; readonly name: string; readonly url: string }
 
-const quietly = Logger.withMinimumLogLevel(LogLevel.None)
+const quietly = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.provideService(self, References.MinimumLogLevel, "None")
 
 const onClient = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.scoped(
@@ -122,7 +124,7 @@ export const makeEngineHost = (options: {
   readonly seed: number
   readonly databaseUrl: string | undefined
   readonly crashes: boolean
-  readonly receiver: RecordingReceiver
+  readonly receiver: RecordingReceiver["Service"]
   readonly overrides: Layer.Layer<never, never, StoragePorts> | undefined
 }): Effect.Effect<EngineHost, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -131,7 +133,7 @@ export const makeEngineHost = (options: {
     // One set of id streams for every engine of the run: a reopened engine goes on drawing where the killed one
     // stopped, so its ids are new ones.
     const streams = makeIdStreams(`engine:${options.seed}`)
-    const traffic = where._tag === "Postgres" ? makePgTraffic() : undefined
+    const traffic = where._tag === "Postgres" ? makePgTraffic(where.url) : undefined
     const layer = makeTestEngine({
       databaseUrl: url,
       webhooks: SIMULATION_WEBHOOKS,

@@ -63,8 +63,11 @@ export interface ConversationModel {
   spam: boolean
   assignee: { readonly type: "user" | "agent"; readonly id: string } | null
   messages: number
-  /** Agent replies since the conversation was created or last reopened: its session (D53's message limit). */
-  sessionReplies: number
+  /**
+   * Each agent's replies since the conversation was created or last reopened, its session: D53's message limit
+   * counts the replies of the agent about to answer, so the replies of an agent it was assigned before do not count.
+   */
+  readonly sessionReplies: Map<string, number>
   readonly asks: Array<Ask>
   deleted: boolean
 }
@@ -202,7 +205,7 @@ export const addConversation = (
     status: "open",
     spam: false,
     messages: 0,
-    sessionReplies: 0,
+    sessionReplies: new Map(),
     asks: [],
     deleted: false
   }

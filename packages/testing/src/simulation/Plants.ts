@@ -99,14 +99,17 @@ export const plantedPorts = (bug: PlantedBug | undefined): Layer.Layer<never, ne
 }
 
 /** The receiver, or for "duplicate-delivery" one whose transport sends every fifth request twice. */
-export const plantedReceiver = (bug: PlantedBug | undefined, receiver: RecordingReceiver): RecordingReceiver => {
+export const plantedReceiver = (
+  bug: PlantedBug | undefined,
+  receiver: RecordingReceiver["Service"]
+): RecordingReceiver["Service"] => {
   if (bug !== "duplicate-delivery") return receiver
   let sent = 0
   return {
     ...receiver,
     send: (request) =>
       ++sent % 5 === 0
-        ? Effect.zipRight(Effect.either(receiver.send(request)), receiver.send(request))
+        ? Effect.andThen(Effect.result(receiver.send(request)), receiver.send(request))
         : receiver.send(request)
-  } as RecordingReceiver
+  }
 }

@@ -50,7 +50,7 @@ export const SlowLocalModel: Layer.Layer<AnswerModel> = Layer.effect(
       const delay = delays.get(request.question) ?? 0
       return delay === 0
         ? local.answer(request)
-        : Effect.zipRight(Effect.sleep(Duration.millis(delay)), local.answer(request))
+        : Effect.andThen(Effect.sleep(Duration.millis(delay)), local.answer(request))
     },
     matchRule: local.matchRule
   }))

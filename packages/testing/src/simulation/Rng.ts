@@ -11,18 +11,26 @@ export interface Rng {
   readonly pick: <A>(items: ReadonlyArray<A>) => Effect.Effect<A>
 }
 
+/** Effect's generator seeded with `seed` (the one `Random.withSeed` provides), to draw from for as long as needed. */
+const seeded = (seed: string | number): Random.Random => Effect.runSync(Random.withSeed(Random.Random, seed))
+
+/** An integer in [min, max) from `random`. */
+const intOf = (random: Random.Random, min: number, max: number) =>
+  Math.floor(random.nextDoubleUnsafe() * (max - min)) + min
+
 export const makeRng = (seed: number): Rng => {
-  const random = Random.make(seed)
-  const int = (min: number, max: number) => random.nextIntBetween(min, max)
+  const random = seeded(seed)
+  const int = (min: number, max: number) => Effect.sync(() => intOf(random, min, max))
   return {
     int,
-    chance: (p) => Effect.map(random.next, (x) => x < p),
+    chance: (p) => Effect.sync(() => random.nextDoubleUnsafe() < p),
     pick: (items) => Effect.map(int(0, items.length), (i) => items[i]!)
   }
 }
 
 /** The seeds of `steps` steps of the run `seed`. */
-export const stepSeedsOf = (seed: number, steps: number): Effect.Effect<ReadonlyArray<number>> => {
-  const random = Random.make(`steps:${seed}`)
-  return Effect.forEach(Array.from({ length: steps }), () => random.nextIntBetween(0, 2 ** 31 - 1))
-}
+export const stepSeedsOf = (seed: number, steps: number): Effect.Effect<ReadonlyArray<number>> =>
+  Effect.sync(() => {
+    const random = seeded(`steps:${seed}`)
+    return Array.from({ length: steps }, () => intOf(random, 0, 2 ** 31 - 1))
+  })

@@ -6,21 +6,10 @@
  * PostgreSQL (issue 19).
  */
 import { WebhookConfig, withIdStream } from "@support-engine/core"
-import {
-  Clock,
-  ConfigProvider,
-  Context,
-  Duration,
-  Effect,
-  Layer,
-  Logger,
-  LogLevel,
-  Random,
-  Scheduler,
-  TestContext
-} from "effect"
+import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Random, References, Scheduler } from "effect"
 import { createHash } from "node:crypto"
 import { advanceBy, settle, withNetworkSettle } from "../Advance.js"
+import { makeEngineClock } from "../EngineClock.js"
 import { RecordingReceiver } from "../RecordingReceiver.js"
 import { makeEngineHost, SIMULATION_WEBHOOKS } from "./EngineHost.js"
 import { InvariantBroken } from "./Failure.js"
@@ -45,7 +34,6 @@ import type { SimulationOptions, SimulationResult } from "./Options.js"
 import { plantedPorts, plantedReceiver } from "./Plants.js"
 import { SlowLocalModel } from "./Questions.js"
 import { makeRng, stepSeedsOf } from "./Rng.js"
-import { makeSimClock } from "./SimClock.js"
 
 const OPS: ReadonlyArray<Op> = [
   newWorkspace,
@@ -108,7 +96,7 @@ const program = (
     const crashes = options.crashes ?? true
     const network = options.databaseUrl?.startsWith("postgres") === true
     const receiver = Context.get(
-      yield* Layer.build(RecordingReceiver.Default.pipe(Layer.provide(WebhookConfig.layer(settings)))),
+      yield* Layer.build(RecordingReceiver.layer.pipe(Layer.provide(WebhookConfig.layer(settings)))),
       RecordingReceiver
     )
     const overrides = plantedPorts(options.plantBug)
@@ -176,7 +164,7 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
     const outcome = yield* Effect.scoped(program(options, trace, stepSeeds, progress)).pipe(
       network ? withNetworkSettle() : (self) => self,
       Effect.as(undefined),
-      Effect.catchAllDefect((defect) => defect instanceof InvariantBroken ? Effect.succeed(defect) : Effect.die(defect))
+      Effect.catchDefect((defect) => defect instanceof InvariantBroken ? Effect.succeed(defect) : Effect.die(defect))
     )
     const text = trace.join("\n") + "\n"
     if (outcome === undefined) {
@@ -198,18 +186,21 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
   })
   return Effect.runPromise(
     run.pipe(
-      Effect.withScheduler(new Scheduler.MixedScheduler(Number.MAX_SAFE_INTEGER)),
-      Effect.withRandom(Random.make(options.seed)),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SUPPORT_SECRET_KEY", SECRET_KEY]]))),
-      // In place of TestContext's TestClock, which idles milliseconds before each wake-up (SimClock.ts).
-      Effect.withClock(makeSimClock(settle)),
-      // Nothing collects spans here: with tracing off the engine skips making them (core's Tracing.ts, storage's
-      // DirectStatements.ts), as the standalone server does. A fifth of the run's CPU.
-      Effect.withTracerEnabled(false),
-      Effect.provide(TestContext.TestContext),
+      // Fibers resume on microtasks, never behind Node's timers and I/O: `settle` waits for pending I/O itself.
+      Effect.provideService(Scheduler.Scheduler, new Scheduler.MixedScheduler("sync")),
+      Random.withSeed(options.seed),
+      Effect.provideService(
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromEnvRecord({ SUPPORT_SECRET_KEY: SECRET_KEY })
+      ),
+      // One clock for the whole run: the engines it opens, one after another across crashes, all use it
+      // (makeTestEngine keeps an engine clock it finds in context).
+      Effect.provideService(Clock.Clock, makeEngineClock(settle)),
+      // Nothing collects spans here: with tracing off the engine skips making them, as the standalone server does.
+      Effect.provideService(References.TracerEnabled, false),
       // The run's output is its trace and its last line (D54): the dispatcher's line per failed attempt would bury
       // them. Errors still show.
-      Effect.provide(Logger.minimumLogLevel(LogLevel.Error))
+      Effect.provideService(References.MinimumLogLevel, "Error")
     )
   )
 }

@@ -140,7 +140,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
 
   const onEvent = (space: Space, event: Event) =>
     Effect.gen(function*() {
-      const at = event.occurred_at.epochMillis
+      const at = event.occurred_at.epochMilliseconds
       if (event.event === "webhook.deactivated") {
         const id = event.data["webhook_id"]
         const hook = space.hooks.find((h) => h.id === id)

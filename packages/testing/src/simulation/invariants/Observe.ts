@@ -2,9 +2,9 @@
  * What the engine did since the last look: the new events of every workspace's log (D45, read with `after`, in
  * commit order) and the new requests of the receiver. Each goes to the checks that follow it, and to the trace.
  */
-import { SqlClient } from "@effect/sql"
 import { ConversationId, Events, ListEvents, ListMessages, Messages } from "@support-engine/core"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { broken } from "../Failure.js"
 import { touch } from "../Model.js"
 import { asPrincipal, type Sim } from "../ops/Op.js"
@@ -54,14 +54,14 @@ export const observe = (sim: Sim) =>
         const page = yield* sim.engine.run(
           asPrincipal(space.principal)(Effect.flatMap(Events, (e) =>
             e.list(new ListEvents(after === undefined ? { per_page: PAGE, page: 1 } : { after, per_page: PAGE }))))
-        ).pipe(Effect.catchAll((e) =>
+        ).pipe(Effect.catch((e) =>
           broken("the event log can be read", e._tag)
         ))
         // The first read has no event to start after: newest first, so it is turned around (a workspace's first
         // step records a handful of events, far fewer than a page).
         const events = after === undefined ? [...page.data].reverse() : page.data
         if (after === undefined && (page.meta.total ?? 0) > PAGE) {
-          return yield* Effect.dieMessage("first read of the log too long")
+          return yield* Effect.die(new Error("first read of the log too long"))
         }
         for (const event of events) {
           space.events++
@@ -81,7 +81,7 @@ export const observe = (sim: Sim) =>
               )
             ).pipe(
               Effect.map((page) => page.data.find((m) => m.id === id)?.content),
-              Effect.catchAll((e) => broken("a conversation's messages can be read", e._tag))
+              Effect.catch((e) => broken("a conversation's messages can be read", e._tag))
             ))
           if (event.event === "conversation.escalated" || event.event === "conversation.agent.message.created") {
             touch(sim.world, space, "messages")

@@ -2,7 +2,7 @@
  * AI agents (D53): every customer message to a conversation whose agent answers by itself gets exactly one answer,
  * a reply or a handoff (`conversation.escalated`), and nothing else gets one; no reply contains a phrase the agent
  * must not say; no agent sends more replies in a session (since the conversation was opened or reopened) than its
- * limit. Answers are read from the event log; asks are made by ops/Conversations.ts.
+ * limit (its own replies: those of an agent the conversation had before do not count). Answers are read from the event log; asks are made by ops/Conversations.ts.
  */
 import type { Event } from "@support-engine/core"
 import { Effect } from "effect"
@@ -55,11 +55,12 @@ export const onReplyEvent = (
         "an agent's reply is stored as its event says (D34, D53)",
         () => `${JSON.stringify(content)} against ${JSON.stringify(message.content)}`
       )
-      conversation.sessionReplies++
+      const replies = (conversation.sessionReplies.get(ask.agent.id) ?? 0) + 1
+      conversation.sessionReplies.set(ask.agent.id, replies)
       yield* ensure(
-        conversation.sessionReplies <= Math.max(ask.limitAtAsk, ask.agent.limit),
+        replies <= Math.max(ask.limitAtAsk, ask.agent.limit),
         "no agent exceeds its message limit per session (D53)",
-        () => `${conversation.sessionReplies} replies, limit ${ask.agent.limit}`
+        () => `${replies} replies by ${ask.agent.id}, limit ${ask.agent.limit}`
       )
       return
     }
@@ -104,5 +105,5 @@ export const checkAsks = (world: World, now: number, final: boolean): Effect.Eff
         )
       }
     }
-    return Effect.dieMessage("checkAsks: a late ask that no conversation holds")
+    return Effect.die(new Error("checkAsks: a late ask that no conversation holds"))
   })

@@ -19,7 +19,7 @@ export const checkSignature = (request: ReceivedRequest, hook: HookModel, plantB
       : request.headers
     const ok = yield* verify(request.body, headers, secrets, { now: request.at }).pipe(
       Effect.as(true),
-      Effect.catchAll(() => Effect.succeed(false))
+      Effect.catch(() => Effect.succeed(false))
     )
     yield* ensure(
       ok,

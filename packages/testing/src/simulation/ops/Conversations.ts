@@ -80,7 +80,7 @@ const createConversation = (sim: Sim, space: Space, rng: Rng) =>
         ))
     )
     if (assignee?.type === "agent" && created.agent_id !== assignee.id) {
-      return yield* Effect.dieMessage("an agent assignee becomes the chat's agent (D27)")
+      return yield* Effect.die(new Error("an agent assignee becomes the chat's agent (D27)"))
     }
     addConversation(sim.world, space, {
       id: created.id,
@@ -104,7 +104,7 @@ const update = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
         const status = c.status === "open" ? "closed" as const : "open" as const
         yield* valid(sim, space, `conversation ${status}`, call(new UpdateConversation({ status })))
         disturb(c)
-        if (status === "open") c.sessionReplies = 0
+        if (status === "open") c.sessionReplies.clear()
         c.status = status
         return `conversation ${c.id} ${status}`
       }

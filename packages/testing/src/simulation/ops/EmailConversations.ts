@@ -53,7 +53,7 @@ const setEmailAgent = (sim: Sim, space: Space, rng: Rng) =>
       "set the email agent",
       Effect.flatMap(Agents, (s) => s.setEmailAgent(space.id, agent.id))
     )
-    if (set.email_agent_id !== agent.id) return yield* Effect.dieMessage("the email agent is the one set (D8)")
+    if (set.email_agent_id !== agent.id) return yield* Effect.die(new Error("the email agent is the one set (D8)"))
     space.emailAgent = agent.id
     return `email agent ${space.index} ${agent.id}`
   })
@@ -86,7 +86,7 @@ const create = (sim: Sim, space: Space, rng: Rng) =>
         ))
     )
     if (created.channel !== "email" || created.agent_id !== null || created.assignee_id !== (assignee?.id ?? null)) {
-      return yield* Effect.dieMessage("an email conversation is created as asked, with no chat agent (D26, D27)")
+      return yield* Effect.die(new Error("an email conversation is created as asked, with no chat agent (D26, D27)"))
     }
     addConversation(sim.world, space, { id: created.id, customer, channel: "email", agentId: null, assignee })
     return `email conversation ${space.index} ${created.id} ${

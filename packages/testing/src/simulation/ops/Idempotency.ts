@@ -41,7 +41,7 @@ const request = (
     ? {
       path: "/v1/customers",
       work: Effect.flatMap(Customers, (s) => Effect.flatMap(decodeRequest(CreateCustomer)(body), s.create)).pipe(
-        Effect.flatMap(Schema.encode(Customer))
+        Effect.flatMap(Schema.encodeEffect(Customer))
       )
     }
     : {
@@ -50,7 +50,7 @@ const request = (
         Messages,
         (s) =>
           Effect.flatMap(decodeRequest(CreateMessage)(body), (input) => s.create(ConversationId.make(target), input))
-      ).pipe(Effect.flatMap(Schema.encode(Message)))
+      ).pipe(Effect.flatMap(Schema.encodeEffect(Message)))
     }
 
 /** The call under `key`, as `keyed` of the Promise API runs it: the answer as JSON, run now or replayed. */
@@ -107,7 +107,7 @@ const replay = (sim: Sim, space: Space, k: KeyModel) =>
   Effect.gen(function*() {
     const before = yield* recorded(sim, space.principal.actor.id)
     const outcome = yield* sim.engine.run(asPrincipal(space.principal)(keyed(k.key, k.kind, k.target, k.body))).pipe(
-      Effect.catchAll((e) => broken("an idempotent replay succeeds (D52)", `${k.key}: ${e._tag}`))
+      Effect.catch((e) => broken("an idempotent replay succeeds (D52)", `${k.key}: ${e._tag}`))
     )
     if (!outcome.replayed || outcome.answer !== k.answer) {
       return yield* broken(

@@ -4,9 +4,9 @@
  * typed error the contract gives and change nothing: no event recorded, no delivery queued, no reply job, and the
  * record it aimed at (when it names one) as it was.
  */
-import { SqlClient } from "@effect/sql"
 import { Principal, type PrincipalShape } from "@support-engine/core"
-import { Effect, Either } from "effect"
+import { Effect, Predicate, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import type { RecordingReceiver } from "../../RecordingReceiver.js"
 import type { TestEngine } from "../../TestEngine.js"
 import type { EngineHost } from "../EngineHost.js"
@@ -19,7 +19,7 @@ import type { Rng } from "../Rng.js"
 export interface Sim {
   readonly world: World
   readonly engine: EngineHost
-  readonly receiver: RecordingReceiver
+  readonly receiver: RecordingReceiver["Service"]
   readonly trace: Array<string>
   readonly plantBug: PlantedBug | undefined
   readonly crashes: boolean
@@ -56,7 +56,7 @@ export const valid = <A, E extends { readonly _tag: string }>(
   call: Call<A, E>
 ): Effect.Effect<A> =>
   sim.engine.run(asPrincipal("principal" in principal ? principal.principal : principal)(call)).pipe(
-    Effect.catchAll((e) => broken(`a valid operation succeeds: ${what}`, `${e._tag}: ${JSON.stringify(e)}`))
+    Effect.catch((e) => broken(`a valid operation succeeds: ${what}`, `${e._tag}: ${JSON.stringify(e)}`))
   )
 
 /**
@@ -71,7 +71,9 @@ export const recorded = (sim: Sim, actor: string | null) =>
         ? sql`SELECT COUNT(*) AS e FROM events WHERE actor_id = ${actor}`
         : sql`SELECT (SELECT MAX(rowid) FROM events) AS e, (SELECT MAX(rowid) FROM webhook_deliveries) AS d,
             (SELECT MAX(rowid) FROM reply_jobs) AS r`)).pipe(Effect.orDie)
-    return `${JSON.stringify(rows[0])} ${sim.network ? "" : yield* sim.receiver.count}`
+    // PostgreSQL's counts are 64-bit: the client reads them as bigints, which JSON has no form for.
+    const counts = JSON.stringify(rows[0], (_, value) => typeof value === "bigint" ? value.toString() : value)
+    return `${counts} ${sim.network ? "" : yield* sim.receiver.count}`
   })
 
 /**
@@ -90,17 +92,21 @@ export const refused = <A, E extends { readonly _tag: string }>(
     const read = probe === undefined
       ? Effect.succeed("")
       : sim.engine.run(asPrincipal(probe.owner.principal)(probe.read)).pipe(
-        Effect.either,
-        Effect.map((e) => JSON.stringify(Either.isRight(e) ? e.right : (e.left as { _tag?: string })._tag))
+        Effect.result,
+        Effect.map((e) =>
+          JSON.stringify(
+            Result.isSuccess(e) ? e.success : Predicate.hasProperty(e.failure, "_tag") ? e.failure._tag : undefined
+          )
+        )
       )
     const acting = "principal" in principal ? principal.principal : principal
     const before = `${yield* recorded(sim, acting.actor.id)} ${yield* read}`
-    const outcome = yield* sim.engine.run(asPrincipal(acting)(call)).pipe(Effect.either)
-    if (Either.isRight(outcome)) return yield* broken(`an invalid operation is refused: ${what}`, "it succeeded")
-    if (outcome.left._tag !== tag) {
+    const outcome = yield* sim.engine.run(asPrincipal(acting)(call)).pipe(Effect.result)
+    if (Result.isSuccess(outcome)) return yield* broken(`an invalid operation is refused: ${what}`, "it succeeded")
+    if (outcome.failure._tag !== tag) {
       return yield* broken(
         `an invalid operation is refused with its typed error: ${what}`,
-        `expected ${tag}, got ${outcome.left._tag}: ${JSON.stringify(outcome.left)}`
+        `expected ${tag}, got ${outcome.failure._tag}: ${JSON.stringify(outcome.failure)}`
       )
     }
     const after = `${yield* recorded(sim, acting.actor.id)} ${yield* read}`

@@ -36,7 +36,7 @@ export const newWorkspace: Op = {
           new CreateApiToken({ workspace_id: workspace.id, name: "sim", abilities: ["external-api:write"] })
         )
         return { workspace, token }
-      })).pipe(Effect.catchAll((e) => broken("a valid operation succeeds: workspace", e._tag)))
+      })).pipe(Effect.catch((e) => broken("a valid operation succeeds: workspace", e._tag)))
       const space: Space = {
         index: spaces.length,
         id: workspace.id,
@@ -103,7 +103,7 @@ export const newToken: Op = {
           workspace_id: space.id,
           name: "past",
           abilities: ["external-api:read"],
-          expires_at: DateTime.unsafeMake(now)
+          expires_at: DateTime.makeUnsafe(now)
         })
         return yield* refused(
           sim,
@@ -124,7 +124,7 @@ export const newToken: Op = {
               workspace_id: space.id,
               name: `t${space.tokens.length}`,
               abilities: [canWrite ? "external-api:write" : "external-api:read"],
-              expires_at: expiresAt === null ? null : DateTime.unsafeMake(expiresAt)
+              expires_at: expiresAt === null ? null : DateTime.makeUnsafe(expiresAt)
             })
           ))
       )

@@ -46,7 +46,7 @@ const fileItem = (sim: Sim, space: Space, folder: TrainingFolderId, urls: boolea
         t.create(new CreateTrainingData({ type: "text", content: ARTICLE.content, training_folder_id: folder })))
     )
     if (item.training_folder_id !== folder) {
-      return yield* Effect.dieMessage("a training item keeps the folder it was filed in")
+      return yield* Effect.die(new Error("a training item keeps the folder it was filed in"))
     }
     space.training.push(item.id)
     touch(sim.world, space, "training")

@@ -88,12 +88,12 @@ const recover = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: number)
     const candidates = [
       ...(yield* deliveriesIn(sim, space, hook, "failed")),
       ...(yield* deliveriesIn(sim, space, hook, "cancelled"))
-    ].filter((d) => d.created_at.epochMillis >= since)
+    ].filter((d) => d.created_at.epochMilliseconds >= since)
     const recovery = yield* valid(
       sim,
       space,
       "webhook recover",
-      Effect.flatMap(Webhooks, (w) => w.recover(hook.id, new RecoverWebhook({ since: DateTime.unsafeMake(since) })))
+      Effect.flatMap(Webhooks, (w) => w.recover(hook.id, new RecoverWebhook({ since: DateTime.makeUnsafe(since) })))
     )
     const detail = () => `${hook.url}: recovered ${recovery.recovered}, failed or cancelled ${candidates.length}`
     yield* ensure(
@@ -124,7 +124,7 @@ const invalid = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: number)
     const probe = { owner: space, read: Effect.flatMap(Webhooks, (w) => w.get(hook.id)) }
     const choice = yield* rng.int(0, 3)
     if (choice === 0) {
-      const at = DateTime.unsafeMake(now)
+      const at = DateTime.makeUnsafe(now)
       return yield* refused(
         sim,
         space,
@@ -156,7 +156,7 @@ const invalid = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: number)
       ["ping", Effect.flatMap(Webhooks, (w) => w.ping(foreign.id))],
       [
         "recover",
-        Effect.flatMap(Webhooks, (w) => w.recover(foreign.id, new RecoverWebhook({ since: DateTime.unsafeMake(0) })))
+        Effect.flatMap(Webhooks, (w) => w.recover(foreign.id, new RecoverWebhook({ since: DateTime.makeUnsafe(0) })))
       ],
       ...(known === undefined ? [] : [
         [

@@ -1,0 +1,22 @@
+/** `Tracing.fn` is `Effect.fn` itself: the method's definition frame is the file that defines it, not Tracing.ts. */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, References } from "effect"
+import * as Tracing from "../src/shared/Tracing.js"
+
+const probe = Tracing.fn("Probe.run")(function*(n: number) {
+  const frame = yield* References.CurrentStackFrame
+  return { doubled: n * 2, frame }
+})
+
+describe("Tracing.fn", () => {
+  it.effect("the call's frame and its definition frame point at the defining file", () =>
+    Effect.gen(function*() {
+      const { doubled, frame } = yield* probe(2)
+      assert.strictEqual(doubled, 4)
+      assert.strictEqual(frame?.name, "Probe.run")
+      assert.strictEqual(frame?.parent?.name, "Probe.run (definition)")
+      const definition = String(frame?.parent?.stack())
+      assert.include(definition, "Tracing.test.ts")
+      assert.notInclude(definition, "src/shared/Tracing.ts")
+    }))
+})
