@@ -1,93 +1,48 @@
 /**
- * `pnpm simulate --seed N --steps K [--database-url URL] [--plant-bug B] [--no-crashes] [--shrink]`, or
- * `pnpm simulate --replay FILE`: runs a simulation (simulation/Run.ts). The last line is
- * `simulation ok: seed=N steps=K trace=<sha256>` (exit 0) or `simulation failed: seed=N step=S <invariant>` after
- * the trace and the command that replays it (exit 1, D54). A failing run is shrunk first (unless `--no-shrink`), and
- * the shortest run found is written to a file that `--replay` runs again.
+ * `pnpm simulate`: runs the simulation (SimulateRun.ts) in a child process and watches it. The child reports every
+ * step it starts; when none comes for `--watchdog-seconds` (default 120) the run has stopped making progress (a
+ * loop that never yields, or one that never ends), and the watchdog ends it as a failed run: the D54 failure line,
+ * `simulation failed: seed=N step=S no progress for Ns (watchdog)`, then the command that replays it, exit 1.
+ * The child's output passes through unchanged, and so does its exit code.
  */
-import { readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import {
-  DEFAULT_STEPS,
-  PLANTED_BUGS,
-  type PlantedBug,
-  shrink,
-  simulate,
-  type SimulationOptions
-} from "./simulation/index.js"
+import { fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { argument, flags, replay, replayPath } from "./SimulateArguments.js"
 
-const argument = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`)
-  return at === -1 ? undefined : process.argv[at + 1]
-}
-const flag = (name: string) => process.argv.includes(`--${name}`)
+const seconds = Number(argument("watchdog-seconds") ?? 120)
+const seed = replay?.seed ?? Number(argument("seed") ?? 1)
 
-interface ReplayFile {
-  readonly seed: number
-  readonly stepSeeds: ReadonlyArray<number>
-  readonly plantBug?: PlantedBug
-  readonly crashes: boolean
-}
+const child = fork(fileURLToPath(new URL("./SimulateRun.ts", import.meta.url)), process.argv.slice(2), {
+  stdio: ["inherit", "inherit", "inherit", "ipc"]
+})
+let step = 0
+let shrinkingFrom: number | undefined
+let lastProgress = Date.now()
+let stuck = false
+child.on("message", (message: { readonly step?: number; readonly shrinking?: number }) => {
+  if (message.shrinking !== undefined) shrinkingFrom = message.shrinking
+  if (message.step !== undefined) step = message.step
+  lastProgress = Date.now()
+})
 
-const replayPath = argument("replay")
-const replay = replayPath === undefined ? undefined : JSON.parse(readFileSync(replayPath, "utf8")) as ReplayFile
-const plant = argument("plant-bug")
-if (plant !== undefined && !(PLANTED_BUGS as ReadonlyArray<string>).includes(plant)) {
-  process.stderr.write(`--plant-bug: one of ${PLANTED_BUGS.join(", ")}\n`)
-  process.exit(2)
-}
-const databaseUrl = argument("database-url")
-const options: SimulationOptions = {
-  seed: replay?.seed ?? Number(argument("seed") ?? 1),
-  steps: replay?.stepSeeds.length ?? Number(argument("steps") ?? DEFAULT_STEPS),
-  databaseUrl,
-  crashes: replay?.crashes ?? !flag("no-crashes"),
-  plantBug: replay?.plantBug ?? plant as PlantedBug | undefined,
-  stepSeeds: replay?.stepSeeds,
-  fullCheckEvery: argument("full-check-every") === undefined ? undefined : Number(argument("full-check-every"))
-}
-
-const flags = [
-  databaseUrl === undefined ? "" : ` --database-url ${databaseUrl}`,
-  options.plantBug === undefined ? "" : ` --plant-bug ${options.plantBug}`,
-  options.crashes === false ? " --no-crashes" : ""
-].join("")
-
-// Interrupted (Ctrl-C, a kill): exit the ordinary way, so the run's scratch database is removed (EngineHost.ts).
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130))
-
-const result = await simulate(options)
-if (result._tag === "Ok") {
-  if (flag("print-trace")) process.stdout.write(result.trace)
-  process.stdout.write(`simulation ok: seed=${options.seed} steps=${result.stepSeeds.length} trace=${result.hash}\n`)
-} else {
-  let failed = result
-  let command = replay === undefined
-    ? `pnpm simulate --seed ${options.seed} --steps ${failed.step}${flags}`
-    : `pnpm simulate --replay ${replayPath}${databaseUrl === undefined ? "" : ` --database-url ${databaseUrl}`}`
-  if (!flag("no-shrink") && failed.step > 1) {
-    // Shrinking reruns the failing run up to 150 times, minutes for a long one: say so, or it looks like a hang.
-    process.stderr.write(
-      `simulation failed at step ${failed.step} (${failed.invariant}); shrinking it (--no-shrink skips this)\n`
-    )
-    const shrunk = await shrink(options, failed)
-    if (shrunk.result.step < failed.step) {
-      failed = shrunk.result
-      const file = join(tmpdir(), `simulation-${options.seed}-${failed.step}.json`)
-      const saved: ReplayFile = {
-        seed: options.seed,
-        stepSeeds: failed.stepSeeds,
-        crashes: options.crashes !== false,
-        ...(options.plantBug === undefined ? {} : { plantBug: options.plantBug })
-      }
-      writeFileSync(file, JSON.stringify(saved))
-      process.stdout.write(`shrunk from ${result.step} to ${failed.step} steps in ${shrunk.runs} runs\n`)
-      command = `pnpm simulate --replay ${file}${databaseUrl === undefined ? "" : ` --database-url ${databaseUrl}`}`
-    }
-  }
-  process.stdout.write(failed.trace)
-  process.stdout.write(`simulation failed: seed=${options.seed} step=${failed.step} ${failed.invariant}\n`)
+const watchdog = setInterval(() => {
+  if (Date.now() - lastProgress < seconds * 1000) return
+  stuck = true
+  clearInterval(watchdog)
+  // The child may be in a loop that never yields: only SIGKILL is sure to end it.
+  child.kill("SIGKILL")
+  const during = shrinkingFrom === undefined ? "" : ` while shrinking the failure at step ${shrinkingFrom}`
+  const command = replayPath === undefined
+    ? `pnpm simulate --seed ${seed} --steps ${step}${flags}`
+    : `pnpm simulate --replay ${replayPath}${flags}`
+  process.stdout.write(`simulation failed: seed=${seed} step=${step} no progress for ${seconds}s (watchdog)${during}\n`)
   process.stdout.write(`${command}\n`)
   process.exitCode = 1
-}
+}, 1000)
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal))
+
+child.on("exit", (code, signal) => {
+  clearInterval(watchdog)
+  if (!stuck) process.exitCode = code ?? (signal === null ? 1 : 130)
+})

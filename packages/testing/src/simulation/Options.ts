@@ -45,6 +45,8 @@ export interface SimulationOptions {
    * engine's); in between, only what the step touched. Default 25. 1 checks everything every step.
    */
   readonly fullCheckEvery?: number | undefined
+  /** Called as each step starts (and once more, with `steps + 1`, for the final quiet period): a run's heartbeat. */
+  readonly onStep?: ((step: number) => void) | undefined
 }
 
 interface Ran {

@@ -133,6 +133,7 @@ const program = (
     const steps = Effect.gen(function*() {
       for (const [i, seed] of stepSeeds.entries()) {
         progress.step = i + 1
+        options.onStep?.(i + 1)
         // The engine is quiet here (the last checks settled it): the step's ids, and those of what it sets off,
         // sort after every id so far (IdStreams.ts), and its own come from a stream of the step's.
         const stream = `step ${i + 1}`
@@ -144,6 +145,7 @@ const program = (
           yield* checks(i + 1, false)
         }).pipe(withIdStream(stream))
       }
+      options.onStep?.(stepSeeds.length + 1)
       yield* engine.nextTurn("end")
       yield* Effect.gen(function*() {
         yield* advanceBy(QUIESCE)
