@@ -117,6 +117,11 @@ try {
     file.replace(/^support-engine-(.*)-\d+\.\d+\.\d+.*\.tgz$/, "@support-engine/$1"),
     `file:${join(tarballs, file)}`
   ]))
+  const line = installLine(readFileSync(join(root, "README.md"), "utf8"))
+  log(`README install line: npm install ${line.join(" ")}`)
+  // Stands in for the registry: a package of the engine that the named ones depend on resolves to its tarball (npm
+  // refuses an override of a package the host names itself, so those are given as tarballs on the line instead).
+  const overrides = Object.fromEntries(Object.entries(internal).filter(([name]) => !line.includes(name)))
   writeFileSync(
     join(app, "package.json"),
     JSON.stringify(
@@ -124,8 +129,7 @@ try {
         name: "host",
         private: true,
         type: "module",
-        // Stands in for the registry: a package of the engine that another one depends on resolves to its tarball.
-        overrides: internal,
+        overrides,
         devDependencies: {
           typescript: workspaceVersion("typescript").version,
           "@types/node": `^${version.slice(1).split(".")[0]}`,
@@ -136,8 +140,6 @@ try {
       2
     )
   )
-  const line = installLine(readFileSync(join(root, "README.md"), "utf8"))
-  log(`README install line: npm install ${line.join(" ")}`)
   // The line as written, each of the engine's names given as its tarball; every other name unpinned.
   const installArgs = line.map((name) => internal[name] ?? name)
   // What a host's strict TypeScript setup looks like; lib DOM: see docs/packages.md "Host projects".
