@@ -59,7 +59,7 @@ const success = (client: Client, name: string, args: Record<string, unknown>) =>
 
 describe("support-engine mcp (D60)", () => {
   it.live(
-    "over stdio: initialize, tools per ability, every tool once, errors as tool errors, no other workspace's ids",
+    "over stdio: initialize, tools per ability, every tool and resource once, errors as tool errors, no other workspace's ids",
     () =>
       Effect.gen(function*() {
         const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "support-engine-mcp-" })
@@ -165,6 +165,14 @@ describe("support-engine mcp (D60)", () => {
           channel: "chat"
         })
         assert.property(answer, "citations")
+
+        const templates = yield* Effect.promise(() => client.listResourceTemplates())
+        assert.strictEqual(templates.resourceTemplates.length, 2)
+        const resource = yield* Effect.promise(() =>
+          client.readResource({ uri: `support://articles/${article.id}/en` })
+        )
+        const content = resource.contents[0] as { text: string }
+        assert.strictEqual((JSON.parse(content.text) as { id: string }).id, article.id)
 
         const notFound = yield* call(client, "get_customer", { customer_id: missing })
         assert.isTrue(notFound.isError)

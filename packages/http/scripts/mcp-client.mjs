@@ -44,8 +44,10 @@ const show = (value) => {
 const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } })
 const client = new Client({ name: "mcp-client.mjs", version: "1.0.0" })
 await client.connect(transport)
-console.log(`# initialize -> ${client.getServerVersion().name} ${client.getServerVersion().version}, ` +
-  `protocol ${transport.protocolVersion}`)
+console.log(
+  `# initialize -> ${client.getServerVersion().name} ${client.getServerVersion().version}, ` +
+    `protocol ${transport.protocolVersion}`
+)
 
 const { tools } = await client.listTools()
 console.log(`# tools/list -> ${tools.length} tools`)

@@ -268,6 +268,41 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
       assert.include(invalid, "limit")
     }))
 
+  it.effect("D60: published articles are resources support://articles/{id} and support://articles/{id}/{locale}", () =>
+    Effect.gen(function*() {
+      const owner = yield* tenant(["external-api:write"])
+      const reader = yield* tenant(["external-api:read"])
+      const f = yield* fixtures(owner)
+      const { client } = yield* connect(owner.token)
+
+      const templates = yield* Effect.promise(() => client.listResourceTemplates())
+      assert.deepStrictEqual(templates.resourceTemplates.map((t) => t.uriTemplate).sort(), [
+        "support://articles/{id}",
+        "support://articles/{id}/{locale}"
+      ])
+      const read = (uri: string, on = client) =>
+        Effect.promise(() =>
+          on.readResource({ uri }).then(
+            (result) => result.contents[0] as { uri: string; mimeType: string; text: string },
+            (error: Error) => error.message
+          )
+        )
+      const whole = yield* read(`support://articles/${f.article.id}`)
+      assert.isObject(whole)
+      if (typeof whole === "string") return
+      assert.strictEqual(whole.mimeType, "application/json")
+      assert.deepStrictEqual(JSON.parse(whole.text), yield* httpGet(owner, `/v1/kb-articles/${f.article.id}`))
+      const german = yield* read(`support://articles/${f.article.id}/de`)
+      if (typeof german === "string") return assert.fail(german)
+      const translations = (JSON.parse(german.text) as { translations: Array<{ title: string }> }).translations
+      assert.deepStrictEqual(translations.map((t) => t.title), ["Erstattungen"])
+
+      assert.include(yield* read(`support://articles/${f.draft.id}`), "RESOURCE_NOT_FOUND: Article not found.")
+      // Another workspace's token, even one that may read, is answered as for a missing article.
+      const other = yield* connect(reader.token)
+      assert.include(yield* read(`support://articles/${f.article.id}`, other.client), "RESOURCE_NOT_FOUND")
+    }))
+
   it.effect("D11, D60: another workspace's ids are never answered", () =>
     Effect.gen(function*() {
       const owner = yield* tenant(["external-api:write"])

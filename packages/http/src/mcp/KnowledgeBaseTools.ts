@@ -22,7 +22,7 @@ const locale = Locale.annotate({
 })
 
 /** The article with only its `locale` translation, when it has one; else as it is. */
-const inLocale = (article: Article, wanted: string | undefined): Article => {
+export const inLocale = (article: Article, wanted: string | undefined): Article => {
   if (wanted === undefined) return article
   const matching = article.translations.filter((t) => t.locale.toLowerCase() === wanted.toLowerCase())
   return matching.length === 0 ? article : new Article({ ...article, translations: matching })
@@ -58,7 +58,7 @@ const GetArticle = Tool.make("get_article", {
 export const KnowledgeBaseTools = Toolkit.make(SearchKnowledgeBase, GetArticle)
 
 /** A published article of the principal's workspace; a draft, like a missing one, is not found. */
-const published = (kb: KnowledgeBase["Service"], id: ArticleId) =>
+export const publishedArticle = (kb: KnowledgeBase["Service"], id: ArticleId) =>
   Effect.filterOrFail(
     kb.get(id),
     (article) => article.status === "published",
@@ -73,6 +73,7 @@ export const KnowledgeBaseToolsLive = KnowledgeBaseTools.toLayer(Effect.gen(func
         kb.list(new ListArticles({ q: query, status: "published", per_page: limit ?? DEFAULT_LIMIT })),
         ({ data, meta }) => ({ data: data.map((article) => inLocale(article, locale)), meta })
       )),
-    get_article: ({ article_id, locale }) => asTool(Effect.map(published(kb, article_id), (a) => inLocale(a, locale)))
+    get_article: ({ article_id, locale }) =>
+      asTool(Effect.map(publishedArticle(kb, article_id), (a) => inLocale(a, locale)))
   })
 }))

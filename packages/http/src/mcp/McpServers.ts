@@ -23,6 +23,7 @@ import { PersistenceErrorResponse, renderError, UnauthenticatedResponse } from "
 import { PublicUrl } from "../shared/PublicUrl.js"
 import { recordRoute, recordWorkspace } from "../shared/RequestLog.js"
 import { AgentTools, AgentToolsLive } from "./AgentTools.js"
+import { ArticleResourcesLive } from "./ArticleResources.js"
 import { ConversationTools, ConversationToolsLive } from "./ConversationTools.js"
 import { CustomerTools, CustomerToolsLive } from "./CustomerTools.js"
 import { KnowledgeBaseTools, KnowledgeBaseToolsLive } from "./KnowledgeBaseTools.js"
@@ -48,14 +49,15 @@ const INSTRUCTIONS = "Tools of a customer-support workspace: search and read con
 export type McpToolServices = Conversations | Messages | Customers | KnowledgeBase | AgentAsk
 
 /**
- * Every toolkit, each tool listed and callable only when the request's principal may call it (ToolAccess.ts). The
+ * Every toolkit and the article resources, each listed and callable only when the request's principal may call it (ToolAccess.ts). The
  * principal is a request-level service: the transport's middleware provides it.
  */
 export const McpRegistrations = Layer.mergeAll(
   McpServer.toolkit(ConversationTools),
   McpServer.toolkit(CustomerTools),
   McpServer.toolkit(KnowledgeBaseTools),
-  McpServer.toolkit(AgentTools)
+  McpServer.toolkit(AgentTools),
+  ArticleResourcesLive
 ).pipe(
   Layer.provide(ToolVisibility.layer),
   Layer.provide(Layer.mergeAll(ConversationToolsLive, CustomerToolsLive, KnowledgeBaseToolsLive, AgentToolsLive))

@@ -30,12 +30,19 @@ export const TOOL_RULES: Readonly<Record<string, ToolRule>> = {
   ask_agent: { resource: "agents", access: "read" }
 }
 
+/** The article resources (ArticleResources.ts): a list names their URI template, a read the URI itself. */
+const ARTICLE_RESOURCES = "support://articles/"
+const ARTICLE_RULE: ToolRule = { resource: "knowledge-base", access: "read" }
+
+const ruleFor = (target: string): ToolRule | undefined =>
+  TOOL_RULES[target] ?? (target.startsWith(ARTICLE_RESOURCES) ? ARTICLE_RULE : undefined)
+
 /**
- * Whether `principal` may call the tool named `target`. Today a token's abilities are the
+ * Whether `principal` may call the tool (or read the resources) named `target`. Today a token's abilities are the
  * broad `external-api:read` and `external-api:write` (write includes read); a name without a rule is never callable.
  */
 export const mayCall = (principal: PrincipalShape, target: string): boolean => {
-  const rule = TOOL_RULES[target]
+  const rule = ruleFor(target)
   if (rule === undefined) return false
   return hasAbility(principal, rule.access === "read" ? "external-api:read" : "external-api:write")
 }
