@@ -367,6 +367,20 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
       assert.isNotNull(ok.headers.get("ratelimit"))
     }))
 
+  it.effect("D60: a session ends with DELETE /mcp; GET /mcp opens no stream", () =>
+    Effect.gen(function*() {
+      const owner = yield* tenant(["external-api:read"])
+      const { transport } = yield* connect(owner.token)
+      const session = transport.sessionId
+      assert.isString(session)
+      const headers = { accept: "application/json, text/event-stream", "mcp-session-id": session! }
+      const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }
+      assert.strictEqual((yield* raw("POST", "/mcp", { json: list, headers, token: owner.token })).status, 200)
+      assert.strictEqual((yield* raw("GET", "/mcp", { headers, token: owner.token })).status, 405)
+      yield* Effect.promise(() => transport.terminateSession())
+      assert.strictEqual((yield* raw("POST", "/mcp", { json: list, headers, token: owner.token })).status, 404)
+    }))
+
   it.effect("D60: a browser Origin other than the server's own is refused", () =>
     Effect.gen(function*() {
       const owner = yield* tenant(["external-api:read"])
