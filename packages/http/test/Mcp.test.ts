@@ -365,6 +365,16 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
       assert.strictEqual(ok.status, 200, ok.text)
       assert.strictEqual(ok.headers.get("mcp-protocol-version"), "2025-06-18")
       assert.isNotNull(ok.headers.get("ratelimit"))
+      // An older version the library implements is answered with that version; a newer one with 2025-06-18.
+      for (const [offered, answered] of [["2025-03-26", "2025-03-26"], ["2025-11-25", "2025-06-18"]]) {
+        const older = yield* raw("POST", "/mcp", {
+          json: { ...initialize, params: { ...initialize.params, protocolVersion: offered } },
+          headers,
+          token: owner.token
+        })
+        assert.strictEqual(older.status, 200, older.text)
+        assert.strictEqual((older.body as { result: { protocolVersion: string } }).result.protocolVersion, answered)
+      }
     }))
 
   it.effect("D60: a session ends with DELETE /mcp; GET /mcp opens no stream", () =>
