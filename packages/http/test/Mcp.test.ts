@@ -257,15 +257,15 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
       assert.isTrue(assignee.isError)
       assert.match(assignee.text, /^INVALID_ASSIGNEE/)
 
-      // Arguments the input schema refuses never reach a tool: on 2025-06-18 that is the protocol's invalid-params
-      // error, naming the argument.
-      const invalid = yield* Effect.promise(() =>
-        client.callTool({ name: "search_conversations", arguments: { limit: 500 } }).then(
-          (result) => JSON.stringify(result),
-          (error: Error) => error.message
-        )
+      // Arguments the input schema refuses are tool errors too, with the field messages of the HTTP API's 422.
+      const invalid = yield* call(client, "search_conversations", { limit: 500, status: "pending" })
+      assert.isTrue(invalid.isError)
+      assert.strictEqual(
+        invalid.text,
+        "VALIDATION_ERROR: The given data was invalid. status: must be one of: open, closed; limit: must be between 1 and 50"
       )
-      assert.include(invalid, "limit")
+      const noId = yield* call(client, "get_conversation", { conversation_id: "nope" })
+      assert.strictEqual(noId.text, "VALIDATION_ERROR: The given data was invalid. conversation_id: must be a UUID")
     }))
 
   it.effect("D60: published articles are resources support://articles/{id} and support://articles/{id}/{locale}", () =>

@@ -23,6 +23,7 @@ import { PersistenceErrorResponse, renderError, UnauthenticatedResponse } from "
 import { PublicUrl } from "../shared/PublicUrl.js"
 import { recordRoute, recordWorkspace } from "../shared/RequestLog.js"
 import { AgentTools, AgentToolsLive } from "./AgentTools.js"
+import { argumentErrorsAsResults } from "./ArgumentErrors.js"
 import { ArticleResourcesLive } from "./ArticleResources.js"
 import { ConversationTools, ConversationToolsLive } from "./ConversationTools.js"
 import { CustomerTools, CustomerToolsLive } from "./CustomerTools.js"
@@ -53,10 +54,14 @@ export type McpToolServices = Conversations | Messages | Customers | KnowledgeBa
  * principal is a request-level service: the transport's middleware provides it.
  */
 export const McpRegistrations = Layer.mergeAll(
-  McpServer.toolkit(ConversationTools),
-  McpServer.toolkit(CustomerTools),
-  McpServer.toolkit(KnowledgeBaseTools),
-  McpServer.toolkit(AgentTools),
+  Layer.mergeAll(
+    McpServer.toolkit(ConversationTools),
+    McpServer.toolkit(CustomerTools),
+    McpServer.toolkit(KnowledgeBaseTools),
+    McpServer.toolkit(AgentTools)
+  ).pipe(
+    Layer.provide(argumentErrorsAsResults([ConversationTools, CustomerTools, KnowledgeBaseTools, AgentTools]))
+  ),
   ArticleResourcesLive
 ).pipe(
   Layer.provide(ToolVisibility.layer),
