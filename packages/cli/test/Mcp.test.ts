@@ -174,6 +174,9 @@ describe("support-engine mcp (D60)", () => {
         const content = resource.contents[0] as { text: string }
         assert.strictEqual((JSON.parse(content.text) as { id: string }).id, article.id)
 
+        const invalid = yield* call(client, "get_customer", { customer_id: "nope" })
+        assert.isTrue(invalid.isError)
+        assert.strictEqual(invalid.text, "VALIDATION_ERROR: The given data was invalid. customer_id: must be a UUID")
         const notFound = yield* call(client, "get_customer", { customer_id: missing })
         assert.isTrue(notFound.isError)
         assert.strictEqual(notFound.text, "RESOURCE_NOT_FOUND: Customer not found.")
