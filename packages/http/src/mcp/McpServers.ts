@@ -36,8 +36,8 @@ export const SERVER_VERSION = "0.1.0"
 export const MCP_PATH = "/mcp"
 
 /**
- * 2025-06-18 first: a client that offers a version not listed (a newer one) is answered with it. The older versions
- * the library implements are accepted when a client asks for them.
+ * 2025-06-18 first: a client that offers a version not listed (a newer one) is answered with 2025-06-18. The older
+ * versions the library implements are accepted when a client asks for them.
  */
 export const PROTOCOLS = [McpProtocol.v2025_06_18, McpProtocol.v2025_03_26, McpProtocol.v2024_11_05] as const
 
@@ -50,8 +50,8 @@ const INSTRUCTIONS = "Tools of a customer-support workspace: search and read con
 export type McpToolServices = Conversations | Messages | Customers | KnowledgeBase | AgentAsk
 
 /**
- * Every toolkit and the article resources, each listed and callable only when the request's principal may call it (ToolAccess.ts). The
- * principal is a request-level service: the transport's middleware provides it.
+ * Every toolkit and the article resources, each listed and callable only when the request's principal may call it
+ * (ToolAccess.ts). The principal is a request-level service: the transport's middleware provides it.
  */
 export const McpRegistrations = Layer.mergeAll(
   Layer.mergeAll(
