@@ -1,6 +1,6 @@
 /**
- * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve` and
- * `secrets reencrypt`.
+ * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve`, `mcp`
+ * and `secrets reencrypt`.
  * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
  * failures name the options the user typed.
  */
@@ -32,6 +32,7 @@ import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
 import { ProvisioningEngine } from "./Engine.js"
+import { mcp } from "./Mcp.js"
 import { asOptions, encoded, exportLine, printJson } from "./Output.js"
 import { serveWith } from "./Serve.js"
 
@@ -292,9 +293,18 @@ const serveCommand = Command.make("serve", {
 )
 
 /** `support-engine` and its subcommands. */
+const mcpCommand = Command.make("mcp", {
+  token: Flag.String("token").pipe(
+    Flag.withDescription("The API token the tools run as (default: SUPPORT_TOKEN)"),
+    Flag.optional
+  )
+}, ({ token }) => mcp(token)).pipe(
+  Command.withDescription("Serve the Model Context Protocol over stdio for an AI assistant (docs/mcp.md)")
+)
+
 export const command = Command.make("support-engine").pipe(
   Command.withDescription("support-engine: the standalone server and its provisioning commands"),
-  Command.withSubcommands([serveCommand, migrateCommand, workspace, user, token, webhook, secrets])
+  Command.withSubcommands([serveCommand, mcpCommand, migrateCommand, workspace, user, token, webhook, secrets])
 )
 
 /** Runs the command line (`process.argv` shaped: executable and script first). */

@@ -48,6 +48,7 @@ import { CustomersHttpLive } from "./customers/CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./events/EventsHttp.js"
 import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
+import { McpHttpLive } from "./mcp/McpServers.js"
 import { ApiErrorsLive } from "./shared/ApiErrors.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig, validated } from "./shared/HttpConfig.js"
@@ -104,12 +105,13 @@ const GroupsLive = Layer.mergeAll(
 export type PlatformServices = Etag.Generator | FileSystem.FileSystem | HttpPlatform.HttpPlatform | Path.Path
 
 /**
- * The API with its handlers, request middleware and the `/health`, `/openapi.json` and `/docs` routes, added to
+ * The API with its handlers, request middleware, the `/health`, `/openapi.json` and `/docs` routes and the MCP
+ * server at `/mcp` (McpServers.ts), added to
  * the `HttpRouter` that `HttpRouter.serve`, `HttpRouter.toWebHandler` or `HttpRouter.toHttpEffect` turn into a
  * server or handler (with `disableLogger: true`: the request log is the API's own, RequestLog.ts).
  */
 export const HttpApiLive: Layer.Layer<never, never, HttpRouter.HttpRouter | PlatformServices | ApiServices> = Layer
-  .mergeAll(HttpApiBuilder.layer(Api), DocsLive, RequestMiddlewareLive)
+  .mergeAll(HttpApiBuilder.layer(Api), DocsLive, RequestMiddlewareLive, Layer.orDie(McpHttpLive))
   .pipe(Layer.provide(GroupsLive))
 
 /**
