@@ -98,7 +98,9 @@ export class Retention extends Context.Service<Retention>()("@support-engine/cor
       const retention = yield* Retention
       yield* retention.prune().pipe(
         Effect.tap((counts) =>
-          counts.events + counts.deliveries > 0 ? Effect.logInfo("Pruned old events and deliveries", counts) : Effect.void
+          counts.events + counts.deliveries > 0
+            ? Effect.logInfo("Pruned old events and deliveries", counts)
+            : Effect.void
         ),
         Effect.catchTag(
           "PersistenceError",

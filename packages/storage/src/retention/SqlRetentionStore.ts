@@ -44,8 +44,7 @@ export const SqlRetentionStoreLive: Layer.Layer<RetentionStore, never, SqlClient
     const countAttempts = RowSchema.findOne({
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ total: DbInt }),
-      execute: (ids) =>
-        sql`SELECT COUNT(*) AS total FROM webhook_delivery_attempts WHERE ${sql.in("delivery_id", ids)}`
+      execute: (ids) => sql`SELECT COUNT(*) AS total FROM webhook_delivery_attempts WHERE ${sql.in("delivery_id", ids)}`
     })
 
     // An event stays while a delivery carries it (pending, claimed or finished: deliveries have their own

@@ -34,8 +34,10 @@ const withRetention = Effect.provide(Retention.layer.pipe(Layer.provide(Retentio
 const clearBefore = Effect.flatMap(Retention, (retention) => retention.prune({ before: T0 }))
 
 const record = (id: string) =>
-  Effect.flatMap(Effect.all([Transactor, Events]), ([tx, events]) =>
-    tx.withTransaction(events.record("agent.created", { id })))
+  Effect.flatMap(
+    Effect.all([Transactor, Events]),
+    ([tx, events]) => tx.withTransaction(events.record("agent.created", { id }))
+  )
 
 /** Runs `batch` until it deletes nothing, summing. */
 const untilEmpty = (batch: Effect.Effect<number, unknown>): Effect.Effect<number, unknown> =>
