@@ -116,7 +116,9 @@ const program = Effect.gen(function*() {
   const tick = Duration.divideUnsafe(period, 4)
   const report = Effect.gen(function*() {
     const now = yield* DateTime.now
-    const pruned = yield* retention.prune({ before: DateTime.subtract(now, { milliseconds: Duration.toMillis(period) }) })
+    const pruned = yield* retention.prune({
+      before: DateTime.subtract(now, { milliseconds: Duration.toMillis(period) })
+    })
     const rows = counts()
     const seconds = Math.round((now.epochMilliseconds - started.epochMilliseconds) / 1000)
     console.log(
