@@ -1,6 +1,6 @@
 /**
- * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve`, `mcp`
- * and `secrets reencrypt`.
+ * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve`, `mcp`,
+ * `secrets reencrypt`, and the operations `prune` and `backup`.
  * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
  * failures name the options the user typed.
  */
@@ -16,7 +16,10 @@ import {
   decodeRequest,
   formatTimestamp,
   Principal,
+  Retention,
+  RetentionConfig,
   SecretCipher,
+  Timestamp,
   Tokens,
   User,
   Users,
@@ -26,7 +29,7 @@ import {
   WorkspaceId,
   Workspaces
 } from "@support-engine/core"
-import { clientLayer, migrate, reencryptSecrets, StorageLive } from "@support-engine/storage"
+import { backupDatabase, clientLayer, migrate, reencryptSecrets, StorageLive } from "@support-engine/storage"
 import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -279,6 +282,58 @@ const secrets = Command.make("secrets").pipe(
   Command.withSubcommands([secretsReencrypt])
 )
 
+const PruneInput = Schema.Struct({ before: Schema.optionalKey(Timestamp) })
+
+const RetentionEngine = Layer.provideMerge(
+  Retention.layer.pipe(Layer.provide(RetentionConfig.fromEnv)),
+  ProvisioningEngine
+)
+
+/** One pass of the pruner every server runs hourly, now; `--before` replaces both retention cut-offs. */
+const pruneCommand = Command.make(
+  "prune",
+  {
+    before: Flag.String("before").pipe(
+      Flag.withDescription(
+        "Delete events and finished deliveries older than this RFC 3339 date-time instead of what " +
+          "SUPPORT_EVENT_RETENTION_DAYS and SUPPORT_DELIVERY_RETENTION_DAYS say"
+      ),
+      Flag.optional
+    ),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const input = yield* decodeRequest(PruneInput)(
+        Option.match(args.before, { onNone: () => ({}), onSome: (before) => ({ before }) })
+      ).pipe(Effect.mapError(asOptions({})))
+      const counts = yield* (yield* Retention).prune(input.before === undefined ? {} : { before: input.before })
+      if (args.json) return yield* printJson(counts)
+      yield* Console.log(
+        `Pruned ${counts.events} events, ${counts.deliveries} deliveries and ${counts.attempts} delivery attempts.`
+      )
+    }).pipe(Effect.provide(RetentionEngine))
+).pipe(Command.withDescription("Delete events and finished webhook deliveries past their retention, now"))
+
+const backupCommand = Command.make(
+  "backup",
+  { to: Flag.String("to").pipe(Flag.withDescription("The file to write the copy to; it must not exist")) },
+  (args) =>
+    Effect.gen(function*() {
+      const url = yield* databaseUrl
+      const written = yield* backupDatabase(url, args.to)
+      yield* Console.log(
+        written.keyFile === null
+          ? `${describeDatabase(url)}: backed up to ${written.database}.`
+          : `${describeDatabase(url)}: backed up to ${written.database}, its key file to ${written.keyFile}.`
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Write a consistent copy of a SQLite database (and its key file) while servers run; PostgreSQL: use pg_dump"
+  )
+)
+
 const serveCommand = Command.make("serve", {
   logFormat: Flag.Literals("log-format", ["json", "pretty"]).pipe(
     Flag.withDescription(
@@ -292,7 +347,6 @@ const serveCommand = Command.make("serve", {
   )
 )
 
-/** `support-engine` and its subcommands. */
 const mcpCommand = Command.make("mcp", {
   token: Flag.String("token").pipe(
     Flag.withDescription("The API token the tools run as (default: SUPPORT_TOKEN)"),
@@ -302,9 +356,21 @@ const mcpCommand = Command.make("mcp", {
   Command.withDescription("Serve the Model Context Protocol over stdio for an AI assistant (docs/mcp.md)")
 )
 
+/** `support-engine` and its subcommands. */
 export const command = Command.make("support-engine").pipe(
   Command.withDescription("support-engine: the standalone server and its provisioning commands"),
-  Command.withSubcommands([serveCommand, mcpCommand, migrateCommand, workspace, user, token, webhook, secrets])
+  Command.withSubcommands([
+    serveCommand,
+    mcpCommand,
+    migrateCommand,
+    workspace,
+    user,
+    token,
+    webhook,
+    secrets,
+    pruneCommand,
+    backupCommand
+  ])
 )
 
 /** Runs the command line (`process.argv` shaped: executable and script first). */

@@ -23,6 +23,12 @@ export interface SupportEngineOptions {
   readonly trainingWorker?: boolean
   /** Run the AI reply worker in this process (agents with `auto_reply` answer customers). Default true. */
   readonly replyWorker?: boolean
+  /**
+   * Prune old events and finished deliveries in this process, at start and then hourly
+   * (`SUPPORT_EVENT_RETENTION_DAYS`, `SUPPORT_DELIVERY_RETENTION_DAYS`). Default true; false for hosts that leave it
+   * to another process on the same database.
+   */
+  readonly retention?: boolean
   /** Webhook settings in code; anything left out takes its default. Without it, `SUPPORT_WEBHOOK_*` are read. */
   readonly webhooks?: Partial<WebhookSettings>
   /** More background work to run beside the engine for as long as it lives. */
@@ -45,6 +51,7 @@ export const supportEngineLayer = (
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.trainingWorker === undefined ? {} : { trainingWorker: options.trainingWorker }),
     ...(options.replyWorker === undefined ? {} : { replyWorker: options.replyWorker }),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
     ...(options.background === undefined ? {} : { background: options.background })
   })
   const support = Layer.merge(config, DnsHostResolver)

@@ -16,6 +16,7 @@ import {
   type Outbox,
   type PassageIndex,
   type ReplyJobs,
+  type RetentionStore,
   type RowLocks,
   type SecretCipher,
   type TrainingRepo,
@@ -37,6 +38,7 @@ import { SqlCustomerRepoLive } from "./customers/SqlCustomerRepo.js"
 import { SqlOutboxLive } from "./events/SqlOutbox.js"
 import { SqlIdempotencyStoreLive } from "./idempotency/SqlIdempotencyStore.js"
 import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
+import { SqlRetentionStoreLive } from "./retention/SqlRetentionStore.js"
 import { Counters } from "./shared/Counters.js"
 import { type DatabaseUrl, parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
@@ -72,6 +74,7 @@ export type StoragePorts =
   | PassageIndex
   | SecretCipher
   | ReplyJobs
+  | RetentionStore
 
 /**
  * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
@@ -98,7 +101,8 @@ export const repositoriesWith = (
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,
     SqlPassageIndexLive,
-    SqlReplyJobsLive
+    SqlReplyJobsLive,
+    SqlRetentionStoreLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.layer is the layer EngineLive uses, so one build shares one generator (layers are memoized).

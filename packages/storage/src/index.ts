@@ -1,5 +1,6 @@
 export { AnswerModelLive } from "./ai/AnswerModelLive.js"
 export { keyIdOf, makeAesGcmCipher } from "./shared/AesGcmCipher.js"
+export * from "./shared/Backup.js"
 export * from "./shared/Columns.js"
 export * from "./shared/Counters.js"
 export * from "./shared/Database.js"

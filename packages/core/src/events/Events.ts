@@ -59,7 +59,10 @@ export class Events extends Context.Service<Events>()("@support-engine/core/Even
           )
         }
         const anchor = yield* outbox.findById(principal.workspaceId, query.after)
-        if (Option.isNone(anchor)) return yield* new NotFound({ resource: "Event" })
+        // An id retention deleted still anchors the read: the client resumes from where its last sync ended.
+        if (Option.isNone(anchor) && !(yield* outbox.wasPruned(principal.workspaceId, query.after))) {
+          return yield* new NotFound({ resource: "Event" })
+        }
         const items = yield* outbox.listAfter(principal.workspaceId, query.after, filter, query.per_page)
         return makePage(items, items.length, new PageRequest({ page: 1, per_page: query.per_page }))
       }

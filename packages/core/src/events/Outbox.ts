@@ -27,4 +27,9 @@ export class Outbox extends Context.Service<Outbox, {
     filter: EventFilter,
     limit: number
   ) => Effect.Effect<ReadonlyArray<Event>, PersistenceError>
+  /**
+   * Whether an event with this id may have been deleted by retention: it is not newer than the newest event
+   * retention deleted in the workspace. An incremental read from such an id lists the events after it.
+   */
+  readonly wasPruned: (workspaceId: WorkspaceId, id: EventId) => Effect.Effect<boolean, PersistenceError>
 }>()("@support-engine/core/Outbox") {}

@@ -83,6 +83,13 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             ORDER BY id ASC ${limit(sql, r.limit)}`
     })
 
+    const prunedThrough = RowSchema.findOneOption({
+      Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
+      Result: Schema.Struct({ last_id: EventId }),
+      execute: (r) =>
+        sql`SELECT last_id FROM pruned_events WHERE workspace_id = ${r.workspace_id} AND last_id >= ${r.id}`
+    })
+
     return Outbox.of({
       append: (workspaceId, event) =>
         Effect.andThen(
@@ -117,7 +124,9 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
         after({ workspace_id: workspaceId, after: afterId, event: filter.event, limit }).pipe(
           Effect.map((rows) => rows.map(toEvent)),
           mapSqlError
-        )
+        ),
+      wasPruned: (workspaceId, id) =>
+        prunedThrough({ workspace_id: workspaceId, id }).pipe(Effect.map(Option.isSome), mapSqlError)
     })
   })
 )

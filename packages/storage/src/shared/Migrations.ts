@@ -23,6 +23,7 @@ import replyLoop from "../migrations/0026_reply_loop.js"
 import deferredFanOut from "../migrations/0027_deferred_fan_out.js"
 import eventsAfter from "../migrations/0028_events_after.js"
 import deliveryRequeues from "../migrations/0029_delivery_requeues.js"
+import retention from "../migrations/0030_retention.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -43,7 +44,8 @@ export const migrations = {
   "0026_reply_loop": replyLoop,
   "0027_deferred_fan_out": deferredFanOut,
   "0028_events_after": eventsAfter,
-  "0029_delivery_requeues": deliveryRequeues
+  "0029_delivery_requeues": deliveryRequeues,
+  "0030_retention": retention
 }
 
 /** Runs every pending migration; returns what ran. */

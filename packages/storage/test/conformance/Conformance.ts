@@ -14,6 +14,7 @@ import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { requeueSuite } from "./RequeueSuite.js"
+import { retentionSuite } from "./RetentionSuite.js"
 import { searchSuite } from "./SearchSuite.js"
 import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
@@ -41,6 +42,7 @@ export const conformance = (adapter: Adapter): void => {
   serialisationSuite(adapter)
   searchSuite(adapter)
   aiSuite(adapter)
+  retentionSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }
