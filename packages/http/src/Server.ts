@@ -17,6 +17,7 @@ import type {
   IdGenerator,
   KnowledgeBase,
   Messages,
+  Readiness,
   RowLocks,
   Tokens,
   Training,
@@ -74,6 +75,7 @@ export type ApiServices =
   | Customers
   | Companies
   | Webhooks
+  | Readiness
 
 /**
  * What a host's engine layer provides for the API: every core service and the storage ports the webhook

@@ -9,12 +9,14 @@ import {
   type CompanyRepo,
   type ConversationRepo,
   type CustomerRepo,
+  type DeliveryBacklog,
   type DeliveryQueue,
   type IdempotencyStore,
   IdGenerator,
   type MessageRepo,
   type Outbox,
   type PassageIndex,
+  type Readiness,
   type ReplyJobs,
   type RowLocks,
   type SecretCipher,
@@ -38,6 +40,7 @@ import { SqlOutboxLive } from "./events/SqlOutbox.js"
 import { SqlIdempotencyStoreLive } from "./idempotency/SqlIdempotencyStore.js"
 import { SqlArticleRepoLive } from "./knowledge-base/SqlArticleRepo.js"
 import { Counters } from "./shared/Counters.js"
+import { SqlReadinessLive } from "./shared/SqlReadiness.js"
 import { type DatabaseUrl, parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
 import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
@@ -45,6 +48,7 @@ import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
 import { DeliverySignal } from "./webhooks/DeliverySignal.js"
 import { secretCipherLayer, secretsAtStart } from "./webhooks/SecretsAtRest.js"
+import { SqlDeliveryBacklogLive } from "./webhooks/SqlDeliveryBacklog.js"
 import { SqlDeliveryQueueLive } from "./webhooks/SqlDeliveryQueue.js"
 import { SqlWebhookOpsLive } from "./webhooks/SqlWebhookOps.js"
 import { SqlWebhookRepoLive } from "./webhooks/SqlWebhookRepo.js"
@@ -72,6 +76,8 @@ export type StoragePorts =
   | PassageIndex
   | SecretCipher
   | ReplyJobs
+  | Readiness
+  | DeliveryBacklog
 
 /**
  * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
@@ -98,7 +104,9 @@ export const repositoriesWith = (
     SqlRowLocksLive,
     SqlIdempotencyStoreLive,
     SqlPassageIndexLive,
-    SqlReplyJobsLive
+    SqlReplyJobsLive,
+    SqlReadinessLive,
+    SqlDeliveryBacklogLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.layer is the layer EngineLive uses, so one build shares one generator (layers are memoized).
