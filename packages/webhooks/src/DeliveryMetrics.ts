@@ -41,6 +41,13 @@ export const countAttempt = (outcome: DeliveryOutcome): Effect.Effect<void> => {
   return series === undefined ? Effect.void : Metric.update(series, 1)
 }
 
+/** Every result's series at 0, so a failure rate is defined before the first attempt. */
+export const registerAttemptResults: Effect.Effect<void> = Effect.forEach(
+  attemptsByResult.values(),
+  (series) => Metric.update(series, 0),
+  { discard: true }
+)
+
 /**
  * Reads the backlog and sets both gauges. A failed read leaves them as they were (a scrape still answers) and
  * is logged.

@@ -3,6 +3,7 @@
  * or the handoff's reason). Skipped jobs (a person took the conversation) and lost claims are not counted.
  */
 import { Effect, Metric } from "effect"
+import { HandoffReason } from "./Answer.js"
 import type { ReplyOutcome } from "./ReplyJobs.js"
 
 /** `support_ai_replies_total{outcome}`. */
@@ -17,3 +18,10 @@ export const countReply = (outcome: ReplyOutcome | null): Effect.Effect<void> =>
   const label = outcome._tag === "Replied" ? "answered" : outcome.reason
   return Metric.update(Metric.withAttributes(aiRepliesTotal, { outcome: label }), 1)
 }
+
+/** Every outcome's series at 0, so a rate over them is defined before the first job of each kind. */
+export const registerReplyOutcomes: Effect.Effect<void> = Effect.forEach(
+  ["answered", ...HandoffReason.literals],
+  (outcome) => Metric.update(Metric.withAttributes(aiRepliesTotal, { outcome }), 0),
+  { discard: true }
+)

@@ -12,3 +12,6 @@ export const eventsPrunedTotal = Metric.counter("support_events_pruned_total", {
 
 /** Adds `count` pruned events. */
 export const countPrunedEvents = (count: number): Effect.Effect<void> => Metric.update(eventsPrunedTotal, count)
+
+/** The series at 0 (an update registers it), for a process that has pruned nothing yet. */
+export const registerEventMetrics: Effect.Effect<void> = Metric.update(eventsPrunedTotal, 0)
