@@ -49,6 +49,7 @@ import { CustomersHttpLive } from "./customers/CustomersHttp.js"
 import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./events/EventsHttp.js"
 import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
+import { type MetricsListener, MetricsServerFromEnv } from "./operations/MetricsServer.js"
 import { otlpEnabled, TelemetryFromEnv } from "./operations/Telemetry.js"
 import { ApiErrorsLive } from "./shared/ApiErrors.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
@@ -196,14 +197,14 @@ export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, Config.Con
 )
 
 /**
- * The whole standalone server from the environment: engine, storage, webhook delivery and HTTP, logging as
- * `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL` say (Logging.ts), traced and exported as the `OTEL_*` variables say
- * (Telemetry.ts).
+ * The whole standalone server from the environment: engine, storage, webhook delivery, HTTP and the metrics
+ * listener of `SUPPORT_METRICS_PORT` (MetricsServer.ts), logging as `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL`
+ * say (Logging.ts), traced and exported as the `OTEL_*` variables say (Telemetry.ts).
  */
 export const StandaloneLive: Layer.Layer<
-  HttpServer.HttpServer,
+  HttpServer.HttpServer | MetricsListener,
   Config.ConfigError | HttpServerError.ServeError
-> = ServerLive.pipe(
+> = Layer.merge(ServerLive, MetricsServerFromEnv).pipe(
   Layer.provide(EngineFromEnv),
   Layer.provide(TelemetryFromEnv),
   Layer.provide(LoggingFromEnv())
