@@ -122,11 +122,17 @@ describe("operations (D57)", () => {
         assert.strictEqual(yield* call("GET", "/metrics"), 404)
 
         assert.strictEqual(
-          yield* call("POST", "/v1/webhooks", { url: `http://127.0.0.1:${receiverPort}/hook`, events: ["customer.created"] }),
+          yield* call("POST", "/v1/webhooks", {
+            url: `http://127.0.0.1:${receiverPort}/hook`,
+            events: ["customer.created"]
+          }),
           201
         )
         assert.strictEqual(
-          yield* call("POST", "/v1/webhooks", { url: `http://127.0.0.1:${refusedPort}/hook`, events: ["customer.created"] }),
+          yield* call("POST", "/v1/webhooks", {
+            url: `http://127.0.0.1:${refusedPort}/hook`,
+            events: ["customer.created"]
+          }),
           201
         )
         assert.strictEqual(yield* call("POST", "/v1/customers", { email: "metered@example.test" }), 201)

@@ -161,7 +161,9 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
         const deactivatedSet = new Set(deactivated)
         for (const [i, completion] of completions.entries()) {
           const recorded = held[i] ?? false
-          if (recorded) yield* countAttempt(completion.outcome)
+          if (recorded) {
+            yield* countAttempt(completion.outcome)
+          }
           yield* logAttempt(completion, recorded, deactivatedSet)
         }
         if (claimed.length < reserved) {

@@ -2,7 +2,8 @@
  * Metrics of the event log. Retention's pruner adds the events it deletes to `support_events_pruned_total`; the
  * family exists (at 0) in every process, pruning or not, so a dashboard's query never reads a missing series.
  */
-import { Effect, Metric } from "effect"
+import type { Effect } from "effect"
+import { Metric } from "effect"
 
 /** `support_events_pruned_total`. */
 export const eventsPrunedTotal = Metric.counter("support_events_pruned_total", {

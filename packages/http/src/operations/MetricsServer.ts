@@ -20,8 +20,12 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
 
 /** `SUPPORT_METRICS_PORT`: unset, no metrics listener; 0 picks a free port. */
 export const metricsPortConfig: Config.Config<Option.Option<number>> = Config.option(
-  validated(Config.Int("SUPPORT_METRICS_PORT"), "SUPPORT_METRICS_PORT", "must be a port number (0 to 65535)", (n) =>
-    n >= 0 && n <= 65535)
+  validated(
+    Config.Int("SUPPORT_METRICS_PORT"),
+    "SUPPORT_METRICS_PORT",
+    "must be a port number (0 to 65535)",
+    (n) => n >= 0 && n <= 65535
+  )
 )
 
 /** `GET /metrics`: the backlog gauges refreshed, then every metric of the registry. */
