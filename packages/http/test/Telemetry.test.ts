@@ -183,4 +183,36 @@ describe("OTLP export (D57)", () => {
       yield* close(receiver)
       yield* close(collector)
     }))
+
+  it.live("http/protobuf (the default protocol) posts protobuf to <endpoint>/v1/traces with the service name", () =>
+    Effect.gen(function*() {
+      const received: Array<Received> = []
+      const collector = createServer((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          received.push({
+            path: request.url ?? "",
+            headers: request.headers,
+            body: Buffer.concat(chunks).toString("latin1")
+          })
+          response.writeHead(200).end()
+        })
+      })
+      const port = yield* listen(collector)
+      const environment = ConfigProvider.fromEnvRecord({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}/otlp`,
+        OTEL_SERVICE_NAME: "support-test"
+      })
+      yield* Effect.void.pipe(
+        Effect.withSpan("probe.span"),
+        Effect.provide(TelemetryFromEnv.pipe(Layer.provide(ConfigProvider.layer(environment))))
+      )
+      const traces = received.filter((r) => r.path === "/otlp/v1/traces")
+      assert.strictEqual(traces.length, 1)
+      assert.strictEqual(traces[0]!.headers["content-type"], "application/x-protobuf")
+      assert.include(traces[0]!.body, "probe.span")
+      assert.include(traces[0]!.body, "support-test")
+      yield* close(collector)
+    }))
 })
