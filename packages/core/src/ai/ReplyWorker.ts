@@ -139,7 +139,7 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
 
     /**
      * Writes what was decided and completes the job, in one transaction, only while the claim holds. Returns the
-     * outcome written, or null when the claim was lost.
+     * outcome written, or null when nothing was sent (the job was skipped, or its claim was lost).
      */
     const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
       tx.withTransaction(Effect.gen(function*() {
