@@ -5,7 +5,14 @@
  * engine (database) are released.
  */
 import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
-import { type LogFormat, LoggingFromEnv, ServerLive } from "@support-engine/http"
+import {
+  type LogFormat,
+  LoggingFromEnv,
+  MetricsListener,
+  MetricsServerFromEnv,
+  ServerLive,
+  TelemetryFromEnv
+} from "@support-engine/http"
 import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
@@ -51,6 +58,7 @@ const baseUrl = (address: NetAddress.SocketAddress): string => {
 
 const announce = (options: {
   readonly address: NetAddress.SocketAddress
+  readonly metrics: Option.Option<NetAddress.SocketAddress>
   readonly databaseUrl: string
   readonly bootstrapped: Option.Option<{ readonly token: ApiToken; readonly plain: Redacted.Redacted<string> }>
 }) => {
@@ -59,7 +67,11 @@ const announce = (options: {
     `support-engine listening on ${url}`,
     `  API:      ${url}/v1`,
     `  Docs:     ${url}/docs (OpenAPI: ${url}/openapi.json)`,
-    `  Health:   ${url}/health`,
+    `  Health:   ${url}/health (ready: ${url}/ready)`,
+    ...Option.match(options.metrics, {
+      onNone: () => [],
+      onSome: (address) => [`  Metrics:  ${baseUrl(address)}/metrics`]
+    }),
     `  Data:     ${describeDatabase(options.databaseUrl)}`
   ]
   if (Option.isSome(options.bootstrapped)) {
@@ -86,20 +98,32 @@ const announce = (options: {
 /**
  * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
  * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
- * are released in reverse: the HTTP server drains first, then the dispatcher releases its leases, then the engine
- * (training and reply workers, database) closes. Everything runs untraced, as in `StandaloneLive` (http's `Untraced`), and logs
+ * are released in reverse: the HTTP server stops accepting and lets requests in flight finish (at most
+ * `SUPPORT_SHUTDOWN_TIMEOUT_MS`), the metrics listener closes, the dispatcher gives back its delivery leases, the
+ * engine (training and reply workers, which give back their leases, and the database) closes, and the OTLP
+ * exporters flush. Tracing is off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set (http's Telemetry.ts); logs go
  * through the logger of `SUPPORT_LOG_FORMAT`/`SUPPORT_LOG_LEVEL`, `logFormat` (`--log-format`) first.
  */
 export const serveWith = (logFormat: Option.Option<LogFormat>) =>
   Effect.scoped(Effect.gen(function*() {
     const url = yield* databaseUrl
-    const engine = yield* Layer.build(ServerEngine)
-    yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
-    const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
-    const bootstrapped = yield* Effect.provide(bootstrap, engine)
-    yield* announce({ address: Context.get(server, HttpServer.HttpServer).address, databaseUrl: url, bootstrapped })
-    return yield* Effect.never
-  })).pipe(Effect.withTracerEnabled(false), Effect.provide(LoggingFromEnv(logFormat)))
+    // First built, last released: the exporters flush what the rest recorded while it stopped.
+    const telemetry = yield* Layer.build(TelemetryFromEnv)
+    return yield* Effect.gen(function*() {
+      const engine = yield* Layer.build(ServerEngine)
+      yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
+      const metrics = yield* Layer.build(MetricsServerFromEnv).pipe(Effect.provide(engine))
+      const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
+      const bootstrapped = yield* Effect.provide(bootstrap, engine)
+      yield* announce({
+        address: Context.get(server, HttpServer.HttpServer).address,
+        metrics: Context.get(metrics, MetricsListener).address,
+        databaseUrl: url,
+        bootstrapped
+      })
+      return yield* Effect.never
+    }).pipe(Effect.provideContext(telemetry))
+  })).pipe(Effect.provide(LoggingFromEnv(logFormat)))
 
 /** `support-engine serve` with the log format of the environment. */
 export const serve = serveWith(Option.none())

@@ -1,6 +1,7 @@
 /** Retention's rules (D56) under the TestClock: cut-offs from the settings, batches, and the hourly pruner. */
 import { assert, describe, it } from "@effect/vitest"
 import {
+  eventsPrunedTotal,
   PersistenceError,
   PRUNE_BATCH,
   type PrunedDeliveries,
@@ -10,7 +11,7 @@ import {
   RetentionStore,
   Transactor
 } from "@support-engine/core"
-import { ConfigProvider, DateTime, Effect, Fiber, Layer, Queue, Ref } from "effect"
+import { ConfigProvider, DateTime, Effect, Fiber, Layer, Metric, Queue, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 const T0 = DateTime.makeUnsafe(Date.UTC(2027, 0, 1))
@@ -87,14 +88,16 @@ describe("Retention (D56)", () => {
       ])
     }))
 
-  it.effect("a pass repeats full batches of 1,000 until one is short, and sums what they deleted", () =>
+  it.effect("a pass repeats full batches of 1,000 until one is short, sums what they deleted and counts the events in support_events_pruned_total (D57)", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0.epochMilliseconds)
       const calls = yield* Ref.make<ReadonlyArray<Call>>([])
+      const prunedBefore = (yield* Metric.value(eventsPrunedTotal)).count
       const counts = yield* Effect.flatMap(Retention, (r) => r.prune()).pipe(
         Effect.provide(retentionWith(fakeStore(calls, [PRUNE_BATCH, 10, PRUNE_BATCH, PRUNE_BATCH, 0])))
       )
       assert.deepStrictEqual(counts, { deliveries: PRUNE_BATCH + 10, attempts: 2 * (PRUNE_BATCH + 10), events: 2000 })
+      assert.strictEqual((yield* Metric.value(eventsPrunedTotal)).count - prunedBefore, 2000)
       assert.deepStrictEqual((yield* Ref.get(calls)).map((c) => c.table), [
         "deliveries",
         "deliveries",

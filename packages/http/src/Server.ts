@@ -17,6 +17,7 @@ import type {
   IdGenerator,
   KnowledgeBase,
   Messages,
+  Readiness,
   RowLocks,
   Tokens,
   Training,
@@ -27,7 +28,7 @@ import type {
 } from "@support-engine/core"
 import { DatabaseUrlConfig, engineLayer, type StoragePorts } from "@support-engine/storage"
 import { DispatcherBackground, WebhooksLive } from "@support-engine/webhooks"
-import { Config, Effect, Exit, type FileSystem, Layer, type Path, References, Scope } from "effect"
+import { Config, Duration, Effect, Exit, type FileSystem, Layer, type Path, References, Scope } from "effect"
 import {
   type Etag,
   type HttpPlatform,
@@ -49,6 +50,8 @@ import { DocsLive } from "./Docs.js"
 import { EventsHttpLive } from "./events/EventsHttp.js"
 import { KnowledgeBaseHttpLive } from "./knowledge-base/KnowledgeBaseHttp.js"
 import { McpHttpLive } from "./mcp/McpServers.js"
+import { type MetricsListener, MetricsServerFromEnv } from "./operations/MetricsServer.js"
+import { otlpEnabled, TelemetryFromEnv } from "./operations/Telemetry.js"
 import { ApiErrorsLive } from "./shared/ApiErrors.js"
 import { AuthenticationLive } from "./shared/Authentication.js"
 import { HttpConfig, validated } from "./shared/HttpConfig.js"
@@ -75,6 +78,7 @@ export type ApiServices =
   | Customers
   | Companies
   | Webhooks
+  | Readiness
 
 /**
  * What a host's engine layer provides for the API: every core service and the storage ports the webhook
@@ -125,7 +129,14 @@ export const HttpLive: Layer.Layer<never, never, HttpServer.HttpServer | Platfor
   .serve(HttpApiLive, { disableLogger: true, disableListenLog: true })
   .pipe(Layer.provide(PublicUrlOnServer))
 
-/** `SUPPORT_HOST` (default 127.0.0.1) and `SUPPORT_PORT` (default 8080; 0 picks a free port) (D41). */
+/** How long a stopping server lets requests in flight finish when `SUPPORT_SHUTDOWN_TIMEOUT_MS` is unset. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000
+
+/**
+ * `SUPPORT_HOST` (default 127.0.0.1), `SUPPORT_PORT` (default 8080; 0 picks a free port) (D41), and
+ * `SUPPORT_SHUTDOWN_TIMEOUT_MS` (default 10,000): once the server stops accepting connections, how long requests in
+ * flight may take to finish before they are interrupted.
+ */
 export const listenConfig = Config.all({
   host: Config.String("SUPPORT_HOST").pipe(Config.withDefault("127.0.0.1")),
   port: validated(
@@ -133,7 +144,13 @@ export const listenConfig = Config.all({
     "SUPPORT_PORT",
     "must be a port number (0 to 65535)",
     (n) => n >= 0 && n <= 65535
-  )
+  ),
+  gracefulShutdownTimeout: validated(
+    Config.Int("SUPPORT_SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(DEFAULT_SHUTDOWN_TIMEOUT_MS)),
+    "SUPPORT_SHUTDOWN_TIMEOUT_MS",
+    "must be a non-negative integer (milliseconds)",
+    (n) => n >= 0
+  ).pipe(Config.map(Duration.millis))
 })
 
 /**
@@ -146,8 +163,10 @@ export const Untraced: Layer.Layer<never> = Layer.succeed(References.TracerEnabl
 /**
  * The standalone Node server over the given engine, listening per D41 with the body limit of
  * `SUPPORT_MAX_BODY_BYTES`, the connection limits of ServerLimits.ts and the webhook settings of
- * `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting connections and lets in-flight requests finish. It does
- * not deliver webhooks: the engine's background does. Requests run untraced (`Untraced`).
+ * `SUPPORT_WEBHOOK_*`. Closing its scope stops accepting connections and lets in-flight requests finish (at most
+ * `SUPPORT_SHUTDOWN_TIMEOUT_MS`). It does not deliver webhooks: the engine's background does. Requests run
+ * untraced (`Untraced`) unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set: then they are traced with the tracer in
+ * context (`TelemetryFromEnv`, Telemetry.ts, provides it).
  */
 export const ServerLive: Layer.Layer<
   HttpServer.HttpServer,
@@ -155,15 +174,15 @@ export const ServerLive: Layer.Layer<
   EngineHost
 > = Layer.unwrap(
   Effect.map(
-    serverLimitsConfig,
-    (limits) =>
+    Effect.all([serverLimitsConfig, otlpEnabled]),
+    ([limits, traced]) =>
       HttpRouter.serve(HttpApiLive, { disableLogger: true, disableListenLog: true }).pipe(
         Layer.provide(WebhooksFromEnv),
         Layer.provide(HttpConfig.fromEnv),
         Layer.provide(RateLimitConfig.fromEnv),
         Layer.provide(PublicUrl.fromEnv),
         Layer.provideMerge(NodeHttpServer.layerConfig(() => limitedServer(limits), listenConfig)),
-        Layer.provide(Untraced)
+        Layer.provide(traced ? Layer.empty : Untraced)
       )
   )
 )
@@ -180,13 +199,18 @@ export const EngineFromEnv: Layer.Layer<EngineService | StoragePorts, Config.Con
 )
 
 /**
- * The whole standalone server from the environment: engine, storage, webhook delivery and HTTP, logging as
- * `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL` say (Logging.ts).
+ * The whole standalone server from the environment: engine, storage, webhook delivery, HTTP and the metrics
+ * listener of `SUPPORT_METRICS_PORT` (MetricsServer.ts), logging as `SUPPORT_LOG_FORMAT` and `SUPPORT_LOG_LEVEL`
+ * say (Logging.ts), traced and exported as the `OTEL_*` variables say (Telemetry.ts).
  */
 export const StandaloneLive: Layer.Layer<
-  HttpServer.HttpServer,
+  HttpServer.HttpServer | MetricsListener,
   Config.ConfigError | HttpServerError.ServeError
-> = ServerLive.pipe(Layer.provide(EngineFromEnv), Layer.provide(Untraced), Layer.provide(LoggingFromEnv()))
+> = Layer.merge(ServerLive, MetricsServerFromEnv).pipe(
+  Layer.provide(EngineFromEnv),
+  Layer.provide(TelemetryFromEnv),
+  Layer.provide(LoggingFromEnv())
+)
 
 /** A request handler and the function that releases what it holds (database pool, background fibers). */
 export interface Handler<H> {

@@ -9,12 +9,14 @@ import {
   type CompanyRepo,
   type ConversationRepo,
   type CustomerRepo,
+  type DeliveryBacklog,
   type DeliveryQueue,
   type IdempotencyStore,
   IdGenerator,
   type MessageRepo,
   type Outbox,
   type PassageIndex,
+  type Readiness,
   type ReplyJobs,
   type RetentionStore,
   type RowLocks,
@@ -42,11 +44,13 @@ import { SqlRetentionStoreLive } from "./retention/SqlRetentionStore.js"
 import { Counters } from "./shared/Counters.js"
 import { type DatabaseUrl, parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
+import { SqlReadinessLive } from "./shared/SqlReadiness.js"
 import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
 import { SqlTransactorLive } from "./shared/SqlTransactor.js"
 import { SqlTrainingRepoLive } from "./training/SqlTrainingRepo.js"
 import { DeliverySignal } from "./webhooks/DeliverySignal.js"
 import { secretCipherLayer, secretsAtStart } from "./webhooks/SecretsAtRest.js"
+import { SqlDeliveryBacklogLive } from "./webhooks/SqlDeliveryBacklog.js"
 import { SqlDeliveryQueueLive } from "./webhooks/SqlDeliveryQueue.js"
 import { SqlWebhookOpsLive } from "./webhooks/SqlWebhookOps.js"
 import { SqlWebhookRepoLive } from "./webhooks/SqlWebhookRepo.js"
@@ -75,6 +79,8 @@ export type StoragePorts =
   | SecretCipher
   | ReplyJobs
   | RetentionStore
+  | Readiness
+  | DeliveryBacklog
 
 /**
  * The repositories over whatever `SqlClient` is in context, drawing the ids they make (deliveries) from `ids`: the
@@ -102,7 +108,9 @@ export const repositoriesWith = (
     SqlIdempotencyStoreLive,
     SqlPassageIndexLive,
     SqlReplyJobsLive,
-    SqlRetentionStoreLive
+    SqlRetentionStoreLive,
+    SqlReadinessLive,
+    SqlDeliveryBacklogLive
   ).pipe(
     // One DeliverySignal per storage: the queue's fan-out wakes the dispatcher reading this DeliveryQueue.
     // IdGenerator.layer is the layer EngineLive uses, so one build shares one generator (layers are memoized).

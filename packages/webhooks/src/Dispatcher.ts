@@ -40,6 +40,7 @@ import {
   Schedule
 } from "effect"
 import { type AttemptEnd, type FinishedAttempt, logAttempt } from "./DeliveryLog.js"
+import { countAttempt } from "./DeliveryMetrics.js"
 import { DnsHostResolver } from "./DnsHostResolver.js"
 import { type AttemptResult, decide } from "./Rules.js"
 import { signDelivery } from "./Signer.js"
@@ -159,7 +160,11 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
         start(reserved, claimed)
         const deactivatedSet = new Set(deactivated)
         for (const [i, completion] of completions.entries()) {
-          yield* logAttempt(completion, held[i] ?? false, deactivatedSet)
+          const recorded = held[i] ?? false
+          if (recorded) {
+            yield* countAttempt(completion.outcome)
+          }
+          yield* logAttempt(completion, recorded, deactivatedSet)
         }
         if (claimed.length < reserved) {
           yield* Queue.offer(slotFreed, undefined)
@@ -228,9 +233,17 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
           )
         ),
         // Stopped before it finished: nothing to record, the lease is given back on close.
-        Effect.onInterrupt(() => freeSlot(claimed))
-        // No span per attempt: at thousands of attempts a second it cost more than the attempt's own bookkeeping.
-        // The recorder's span covers each batch, and every attempt is in the delivery's log.
+        Effect.onInterrupt(() => freeSlot(claimed)),
+        // A span per attempt for a host that traces; without the stack capture, the costly part of a span, so a
+        // process with tracing off pays little for it.
+        Effect.withSpan("webhook.attempt", {
+          attributes: {
+            "webhook.id": claimed.webhookId,
+            "webhook.delivery.id": claimed.id,
+            "webhook.event": claimed.event.event,
+            "webhook.attempt": claimed.attempts + 1
+          }
+        }, { captureStackTrace: false })
       )
 
     /**

@@ -1,3 +1,4 @@
+export * from "./DeliveryMetrics.js"
 export * from "./Dispatcher.js"
 export * from "./DnsHostResolver.js"
 export * from "./Receiver.js"

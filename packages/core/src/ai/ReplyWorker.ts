@@ -23,7 +23,8 @@ import { WorkspaceRepo } from "../workspaces/WorkspaceRepo.js"
 import { AgentAnswers, type Outcome } from "./AgentAnswers.js"
 import { Escalation } from "./Answer.js"
 import { makeHandoff } from "./Handoff.js"
-import { type ClaimedReplyJob, ReplyJobs } from "./ReplyJobs.js"
+import { type ClaimedReplyJob, ReplyJobs, type ReplyOutcome } from "./ReplyJobs.js"
+import { countReply } from "./ReplyMetrics.js"
 import { ReplySignal } from "./ReplySignal.js"
 
 /**
@@ -136,7 +137,10 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
         return act(outcome)
       })
 
-    /** Writes what was decided and completes the job, in one transaction, only while the claim holds. */
+    /**
+     * Writes what was decided and completes the job, in one transaction, only while the claim holds. Returns the
+     * outcome written, or null when nothing was sent (the job was skipped, or its claim was lost).
+     */
     const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
       tx.withTransaction(Effect.gen(function*() {
         const at = yield* now
@@ -152,16 +156,17 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           )
         if (prepared._tag === "Skip" || Option.isNone(current)) {
           yield* jobs.complete(job, { _tag: "Skipped" }, at)
-          return
+          return null
         }
         const { agent, outcome, principal } = prepared
         const conversation = current.value
         if (outcome._tag === "Handoff") {
-          if (!(yield* jobs.complete(job, { _tag: "HandedOff", reason: outcome.escalation.reason }, at))) return
+          const handedOff: ReplyOutcome = { _tag: "HandedOff", reason: outcome.escalation.reason }
+          if (!(yield* jobs.complete(job, handedOff, at))) return null
           yield* handOff(job.workspaceId, conversation, agent, outcome.escalation).pipe(
             Effect.provideService(Principal, principal)
           )
-          return
+          return handedOff
         }
         const reply = new Message({
           id: MessageId.make(yield* ids.uuid),
@@ -181,8 +186,10 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           citations: outcome.citations,
           created_at: at
         })
-        if (!(yield* jobs.complete(job, { _tag: "Replied", messageId: reply.id }, at))) return
+        const replied: ReplyOutcome = { _tag: "Replied", messageId: reply.id }
+        if (!(yield* jobs.complete(job, replied, at))) return null
         yield* messages.append(job.workspaceId, conversation, reply).pipe(Effect.provideService(Principal, principal))
+        return replied
       }))
 
     /** One job: claim the oldest due one, answer it, write the outcome. False when nothing was due. */
@@ -190,7 +197,7 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
       const at = yield* now
       const claimed = yield* jobs.claimNext({ claimant, now: at, leaseUntil: DateTime.addDuration(at, REPLY_LEASE) })
       if (Option.isNone(claimed)) return false
-      yield* finish(claimed.value, yield* prepare(claimed.value))
+      yield* countReply(yield* finish(claimed.value, yield* prepare(claimed.value)))
       return true
     })
 

@@ -6,6 +6,7 @@
  * processes may run it on one database.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { countPrunedEvents } from "../events/EventMetrics.js"
 import type { PersistenceError } from "../shared/Errors.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -79,6 +80,7 @@ export class Retention extends Context.Service<Retention>()("@support-engine/cor
         const events = Option.isNone(eventsBefore)
           ? 0
           : yield* drain(store.pruneEvents(eventsBefore.value, PRUNE_BATCH), (n) => n, (a, b) => a + b, 0)
+        yield* countPrunedEvents(events)
         return { events, deliveries: pruned.deliveries, attempts: pruned.attempts }
       }
     )

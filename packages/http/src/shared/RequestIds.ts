@@ -8,7 +8,8 @@ import { IdGenerator } from "@support-engine/core"
 import { Clock, Context, Effect, Layer, References } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { answerTag } from "./ETags.js"
-import { CurrentRequestFacts, logRequest, type RequestFacts } from "./RequestLog.js"
+import { recordRequest } from "./HttpMetrics.js"
+import { CurrentRequestFacts, logRequest, type RequestFacts, routeOf } from "./RequestLog.js"
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
 
@@ -57,12 +58,18 @@ export class RequestIds extends Context.Service<RequestIds>()("@support-engine/h
           )
         )
         HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (answered, response) =>
-          Effect.withFiber((end) =>
-            Effect.as(
-              logRequest(answered, response, facts, started, end.getRef(Clock.Clock).currentTimeNanosUnsafe()),
-              withAnswerHeaders(facts, response)
+          Effect.withFiber((end) => {
+            const ended = end.getRef(Clock.Clock).currentTimeNanosUnsafe()
+            return recordRequest(
+              answered.method,
+              routeOf(answered, facts),
+              response.status,
+              Number(ended - started) / 1e9
+            ).pipe(
+              Effect.andThen(logRequest(answered, response, facts, started, ended)),
+              Effect.as(withAnswerHeaders(facts, response))
             )
-          ))
+          }))
         return app(request, facts, Number(started / 1_000_000n))
       })
 

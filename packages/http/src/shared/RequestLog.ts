@@ -41,7 +41,7 @@ export const updateFacts = (write: (facts: RequestFacts) => void): Effect.Effect
   })
 
 /** Routes served without authentication, whose path is their template. */
-const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/health", "/openapi.json", "/docs"])
+const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/health", "/ready", "/openapi.json", "/docs"])
 
 /**
  * Records the matched route's template, from inside a route. A request outside the request middleware (no facts)
@@ -60,8 +60,11 @@ export const recordWorkspace = (workspaceId: string): Effect.Effect<void> =>
     facts.workspaceId = workspaceId
   })
 
-/** The route a log line names: the template recorded by the route, a public route's path, or null (no route). */
-const routeOf = (request: HttpServerRequest.HttpServerRequest, facts: RequestFacts): string | null => {
+/**
+ * The route a log line and the metrics name: the template recorded by the route, a public route's path, or null
+ * (no route).
+ */
+export const routeOf = (request: HttpServerRequest.HttpServerRequest, facts: RequestFacts): string | null => {
   if (facts.route !== null) return facts.route
   const query = request.url.indexOf("?")
   const path = query === -1 ? request.url : request.url.slice(0, query)

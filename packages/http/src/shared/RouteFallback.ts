@@ -9,7 +9,7 @@ import { Api } from "../Api.js"
 import { HttpFailure, renderHttpFailure } from "./ErrorResponses.js"
 
 /** The paths the system routes answer beside the API (Docs.ts). */
-export const SYSTEM_PATHS = ["/health", "/openapi.json", "/docs"] as const
+export const SYSTEM_PATHS = ["/health", "/ready", "/openapi.json", "/docs"] as const
 
 interface KnownRoute {
   readonly method: string

@@ -12,6 +12,7 @@ import { idempotencySuite } from "./IdempotencySuite.js"
 import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
+import { operationsSuite } from "./OperationsSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { requeueSuite } from "./RequeueSuite.js"
 import { retentionSuite } from "./RetentionSuite.js"
@@ -43,6 +44,7 @@ export const conformance = (adapter: Adapter): void => {
   searchSuite(adapter)
   aiSuite(adapter)
   retentionSuite(adapter)
+  operationsSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

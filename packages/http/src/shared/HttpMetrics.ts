@@ -1,0 +1,62 @@
+/**
+ * The API's request metrics, recorded once per answered request beside its log line (RequestIds.ts):
+ * `support_http_requests_total{method,route,status}` and `support_http_request_duration_seconds{route}`. `route` is
+ * the route template (`/v1/customers/:id`), a system route's path, or `unmatched`: never the path a client sent,
+ * which carries ids and would make a series per resource.
+ */
+import { Effect, Metric } from "effect"
+
+/** `support_http_requests_total{method,route,status}`. */
+export const httpRequestsTotal = Metric.counter("support_http_requests_total", {
+  description: "HTTP requests answered, by method, route template and status",
+  incremental: true
+})
+
+/** `support_http_request_duration_seconds{route}`: from the request's arrival until its answer is ready. */
+export const httpRequestDurationSeconds = Metric.histogram("support_http_request_duration_seconds", {
+  description: "Time to answer an HTTP request, by route template",
+  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+/** What a request without a matched route is recorded as. */
+export const UNMATCHED_ROUTE = "unmatched"
+
+/**
+ * Labelled series made once per label set: building the attributes on every request costs more than the updates
+ * (the registry sorts and serialises them to find the series). Routes, methods and statuses are few.
+ */
+const counters = new Map<string, Metric.Metric<number, Metric.CounterState<number>>>()
+const histograms = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
+
+const counterFor = (method: string, route: string, status: number) => {
+  const key = `${method} ${route} ${status}`
+  let series = counters.get(key)
+  if (series === undefined) {
+    series = Metric.withAttributes(httpRequestsTotal, { method, route, status: String(status) })
+    counters.set(key, series)
+  }
+  return series
+}
+
+const histogramFor = (route: string) => {
+  let series = histograms.get(route)
+  if (series === undefined) {
+    series = Metric.withAttributes(httpRequestDurationSeconds, { route })
+    histograms.set(route, series)
+  }
+  return series
+}
+
+/** Records one answered request. */
+export const recordRequest = (
+  method: string,
+  route: string | null,
+  status: number,
+  seconds: number
+): Effect.Effect<void> => {
+  const template = route ?? UNMATCHED_ROUTE
+  return Effect.andThen(
+    Metric.update(counterFor(method, template, status), 1),
+    Metric.update(histogramFor(template), seconds)
+  )
+}
