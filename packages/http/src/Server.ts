@@ -56,6 +56,7 @@ import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
 import { limitedServer, serverLimitsConfig } from "./shared/ServerLimits.js"
+import { TokenHttpLive } from "./tokens/TokenHttp.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
 import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
 
@@ -97,7 +98,8 @@ const GroupsLive = Layer.mergeAll(
   KnowledgeBaseHttpLive,
   CustomersHttpLive,
   CompaniesHttpLive,
-  WebhooksHttpLive
+  WebhooksHttpLive,
+  TokenHttpLive
 ).pipe(Layer.provide(AuthenticationLive), Layer.provide(ApiErrorsLive))
 
 /** What serving the API needs of the platform: its file system, paths, HTTP platform and ETag generator. */

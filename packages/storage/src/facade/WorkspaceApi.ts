@@ -50,6 +50,8 @@ import {
   ResyncStarted,
   Revision,
   RevisionId,
+  TokenInfo,
+  Tokens,
   Training,
   TrainingDataId,
   TrainingDataItem,
@@ -186,6 +188,10 @@ export const workspaceApi = (principal: PrincipalShape) => {
           )).pipe(Effect.flatMap(encode(Article)))
     },
     webhooks,
+    /** `GET /token` (D58): the token this API was opened with; any valid token may read itself. */
+    token: {
+      get: () => Effect.flatMap(Tokens, (s) => s.current()).pipe(Effect.flatMap(encode(TokenInfo)))
+    },
     events: {
       list: (query: typeof ListEvents.Encoded = {}) =>
         Effect.flatMap(Events, (s) => Effect.flatMap(decodeRequest(ListEvents)(query), s.list)).pipe(
