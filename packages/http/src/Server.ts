@@ -10,6 +10,7 @@ import type {
   Agents,
   Companies,
   Conversations,
+  CustomerExports,
   Customers,
   EngineService,
   Events,
@@ -73,6 +74,7 @@ export type ApiServices =
   | Training
   | KnowledgeBase
   | Customers
+  | CustomerExports
   | Companies
   | Webhooks
 

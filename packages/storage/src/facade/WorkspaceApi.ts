@@ -26,6 +26,8 @@ import {
   CreateMessage,
   CreateTrainingData,
   Customer,
+  CustomerExport,
+  CustomerExports,
   CustomerId,
   Customers,
   decodeRequest,
@@ -118,14 +120,21 @@ export const workspaceApi = (principal: PrincipalShape) => {
       list: ListCompanies,
       path: "/v1/companies"
     }),
-    customers: crud(Customers, {
-      id: CustomerId,
-      model: Customer,
-      create: CreateCustomer,
-      update: UpdateCustomer,
-      list: ListCustomers,
-      path: "/v1/customers"
-    }),
+    customers: {
+      ...crud(Customers, {
+        id: CustomerId,
+        model: Customer,
+        create: CreateCustomer,
+        update: UpdateCustomer,
+        list: ListCustomers,
+        path: "/v1/customers"
+      }),
+      /** `GET /customers/{id}/export` (D59): the customer, their conversations and messages, oldest first. */
+      export: (key: string) =>
+        Effect.flatMap(CustomerExports, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.export)).pipe(
+          Effect.flatMap(encode(CustomerExport))
+        )
+    },
     conversations: crud(Conversations, {
       id: ConversationId,
       model: Conversation,

@@ -12,6 +12,7 @@ import { idempotencySuite } from "./IdempotencySuite.js"
 import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
+import { personalDataSuite } from "./PersonalDataSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { requeueSuite } from "./RequeueSuite.js"
 import { searchSuite } from "./SearchSuite.js"
@@ -28,6 +29,7 @@ export const conformance = (adapter: Adapter): void => {
   agentsSuite(adapter)
   conversationsSuite(adapter)
   messagesSuite(adapter)
+  personalDataSuite(adapter)
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)
