@@ -66,6 +66,7 @@ import {
   UrlExistsQuery
 } from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import { checkingAbilities } from "./Abilities.js"
 import { asPrincipal, crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 import { webhooksApi } from "./WebhooksApi.js"
 
@@ -208,5 +209,5 @@ export const workspaceApi = (principal: PrincipalShape) => {
         )
     }
   }
-  return { principal, ...asPrincipal(api, principal) }
+  return { principal, ...asPrincipal(checkingAbilities(api), principal) }
 }
