@@ -12,24 +12,26 @@ import { NodeHttpServer } from "@effect/platform-node"
 import {
   Actor,
   ApiTokenId,
+  broadAbility,
   Conversation,
   ConversationId,
   Customer,
   CustomerId,
-  hasAbility,
   InsufficientAbility,
   OrganizationId,
+  permits,
   Principal,
   type PrincipalShape,
+  resourceAbility,
   Unauthenticated,
   WorkspaceId
 } from "@support-engine/core"
 import {
-  abilityFor,
   createConversation,
   getCustomer,
   InsufficientAbilityResponse,
   listCustomers,
+  requirementOf,
   UNAUTHENTICATED_MESSAGES,
   UnauthenticatedResponse
 } from "@support-engine/http"
@@ -54,7 +56,7 @@ const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 const FloorAuthenticationLive = Layer.succeed(
   FloorAuthentication,
   FloorAuthentication.of({
-    bearer: (httpEffect, { credential }) =>
+    bearer: (httpEffect, { credential, endpoint }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const header = request.headers["authorization"]
@@ -70,8 +72,12 @@ const FloorAuthenticationLive = Layer.succeed(
           abilities: [found.canWrite ? "external-api:write" : "external-api:read"],
           actor: Actor.apiToken(ApiTokenId.make(found.tokenId))
         }
-        const ability = abilityFor(request.method, request.url)
-        if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
+        // The floor serves endpoints of two groups as one: each is checked as its own group is.
+        const group = endpoint.path.includes("conversations") ? "conversations" : "customers"
+        const requirement = requirementOf(group, endpoint.identifier, endpoint.method)
+        if (requirement !== null && !permits(principal, requirement)) {
+          return yield* InsufficientAbility.lacking(resourceAbility(requirement), broadAbility(requirement.access))
+        }
         return yield* Effect.provideService(httpEffect, Principal, principal)
       })
   })

@@ -116,8 +116,14 @@ const tokenCreate = Command.make(
   {
     workspace: workspaceOption,
     name: Flag.String("name").pipe(Flag.withDescription("A name to recognise the token by (1-255 characters)")),
-    ability: Flag.Literals("ability", ["external-api:read", "external-api:write"]).pipe(
-      Flag.withDescription("external-api:read, or external-api:write (which also grants read)")
+    // Checked by core, as for every other way of creating a token: an unknown ability is a validation error.
+    ability: Flag.String("ability").pipe(
+      Flag.atLeast(1),
+      Flag.withDescription(
+        "An ability, repeatable: external-api:read or external-api:write (every resource), or a resource's own " +
+          "<resource>:read or <resource>:write (agents, customers, companies, conversations, training, " +
+          "knowledge-base, webhooks; events:read); write also grants read"
+      )
     ),
     expiresAt: Flag.String("expires-at").pipe(
       Flag.withDescription("When the token stops working: an ISO 8601 date-time in the future"),
@@ -130,7 +136,7 @@ const tokenCreate = Command.make(
       const input = yield* decodeCreateApiToken({
         workspace_id: args.workspace,
         name: args.name,
-        abilities: [args.ability],
+        abilities: args.ability,
         expires_at: Option.getOrNull(args.expiresAt)
       }).pipe(Effect.mapError(asOptions({ workspace_id: "--workspace", abilities: "--ability" })))
       const issued = yield* (yield* Tokens).create(input).pipe(

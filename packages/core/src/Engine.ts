@@ -12,6 +12,7 @@ import { ReplyWorker } from "./ai/ReplyWorker.js"
 import { Companies } from "./companies/Companies.js"
 import { Conversations } from "./conversations/Conversations.js"
 import { Messages } from "./conversations/Messages.js"
+import { CustomerExports } from "./customers/CustomerExport.js"
 import { Customers } from "./customers/Customers.js"
 import { Events } from "./events/Events.js"
 import { Idempotency } from "./idempotency/Idempotency.js"
@@ -31,6 +32,7 @@ export const EngineServices = Layer.mergeAll(
   Events.layer,
   Companies.layer,
   Customers.layer,
+  CustomerExports.layer,
   Agents.layer,
   Conversations.layer,
   Messages.layer,

@@ -165,6 +165,33 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("D58, D11: a resource's own abilities over the Promise API; the 403 comes before validation and existence", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "d.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const issued = await engine.tokens.create({
+        workspace_id: workspace.id,
+        name: "sync",
+        abilities: ["customers:read", "events:read"]
+      })
+      const writer = await engine.workspace(workspace.id)
+      const customer = await writer.customers.create({ email: "ada@example.com" })
+      const reader = await engine.withToken(issued.token)
+      assert.strictEqual((await reader.customers.get(customer.id)).id, customer.id)
+      assert.strictEqual((await reader.customers.export(customer.id)).customer.id, customer.id)
+      assert.strictEqual((await reader.events.list()).data.length > 0, true)
+      const shown = await reader.token.get()
+      assert.deepStrictEqual(shown.abilities, ["customers:read", "events:read"])
+      const lacking = (e: unknown) => (e as { message: string }).message
+      const invalid = await reader.customers.create({ email: 42 } as never).then(() => null, lacking)
+      assert.strictEqual(invalid, "This token lacks the customers:write (or external-api:write) ability.")
+      const missing = await reader.companies.get("not-a-uuid").then(() => null, lacking)
+      assert.strictEqual(missing, "This token lacks the companies:read (or external-api:read) ability.")
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("rejects with the typed errors of the contract", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
     try {

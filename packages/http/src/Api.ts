@@ -12,10 +12,12 @@ import { MessagesApi } from "./conversations/MessagesApi.js"
 import { CustomersApi } from "./customers/CustomersApi.js"
 import { EventsApi } from "./events/EventsApi.js"
 import { KnowledgeBaseApi } from "./knowledge-base/KnowledgeBaseApi.js"
+import { documentAbilities } from "./shared/Abilities.js"
 import { ApiErrors } from "./shared/ApiErrors.js"
 import { Authentication } from "./shared/Authentication.js"
 import { documentIntegratorHeaders } from "./shared/IntegratorHeaders.js"
 import { correctDocument } from "./shared/OpenApiDocument.js"
+import { TokenApi } from "./tokens/TokenApi.js"
 import { TrainingApi } from "./training/TrainingApi.js"
 import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
@@ -124,6 +126,7 @@ const tidyDocument = <Spec extends Record<string, unknown>>(spec: Spec): Spec =>
   openRequestBodies(spec)
   correctDocument(spec)
   documentIntegratorHeaders(spec)
+  documentAbilities(spec)
   return spec
 }
 
@@ -137,6 +140,7 @@ export class Api extends HttpApi.make("support-engine")
   .add(KnowledgeBaseApi)
   .add(WebhooksApi)
   .add(EventsApi)
+  .add(TokenApi)
   .middleware(ApiErrors)
   .prefix("/v1")
   // Every field error of a request, not only the first (D13).

@@ -10,6 +10,7 @@ import type {
   Agents,
   Companies,
   Conversations,
+  CustomerExports,
   Customers,
   EngineService,
   Events,
@@ -60,6 +61,7 @@ import { PublicUrl } from "./shared/PublicUrl.js"
 import { RateLimitConfig } from "./shared/RateLimits.js"
 import { RequestMiddlewareLive } from "./shared/RequestMiddleware.js"
 import { limitedServer, serverLimitsConfig } from "./shared/ServerLimits.js"
+import { TokenHttpLive } from "./tokens/TokenHttp.js"
 import { TrainingHttpLive } from "./training/TrainingHttp.js"
 import { WebhooksHttpLive } from "./webhooks/WebhooksHttp.js"
 
@@ -76,6 +78,7 @@ export type ApiServices =
   | Training
   | KnowledgeBase
   | Customers
+  | CustomerExports
   | Companies
   | Webhooks
   | Readiness
@@ -102,7 +105,8 @@ const GroupsLive = Layer.mergeAll(
   KnowledgeBaseHttpLive,
   CustomersHttpLive,
   CompaniesHttpLive,
-  WebhooksHttpLive
+  WebhooksHttpLive,
+  TokenHttpLive
 ).pipe(Layer.provide(AuthenticationLive), Layer.provide(ApiErrorsLive))
 
 /** What serving the API needs of the platform: its file system, paths, HTTP platform and ETag generator. */

@@ -59,7 +59,7 @@ describe("ErrorResponses", () => {
       roundTrip(R.UnauthenticatedResponse, new Unauthenticated(), 401, "UNAUTHENTICATED"),
       roundTrip(
         R.InsufficientAbilityResponse,
-        new InsufficientAbility({ ability: "external-api:read" }),
+        InsufficientAbility.lacking("customers:read", "external-api:read"),
         403,
         "INSUFFICIENT_TOKEN_ABILITY"
       ),

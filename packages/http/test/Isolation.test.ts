@@ -112,6 +112,12 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
         },
         { method: "GET", path: (x) => `/v1/kb-articles/${x}/revisions`, id: f.article.id, readBack: revisions },
         {
+          method: "GET",
+          path: (x) => `/v1/customers/${x}/export`,
+          id: f.customer.id,
+          readBack: `/v1/customers/${f.customer.id}/export`
+        },
+        {
           method: "POST",
           path: (x) => `/v1/kb-articles/${x}/revisions/${f.revision.id}/restore`,
           id: f.article.id,

@@ -52,7 +52,10 @@ layer(serverLayer(engineLayer("protocol"), { maxBodyBytes: LIMIT }), { excludeTe
         assert.strictEqual(denied.status, 403)
         assert.deepStrictEqual(
           denied.body,
-          envelope("This token lacks the external-api:write ability.", "INSUFFICIENT_TOKEN_ABILITY")
+          envelope(
+            "This token lacks the companies:write (or external-api:write) ability.",
+            "INSUFFICIENT_TOKEN_ABILITY"
+          )
         )
         const invalid = yield* raw("POST", "/v1/companies", { token: reader.token, json: { name: 5 } })
         assert.strictEqual(invalid.status, 403)

@@ -9,7 +9,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, type UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -25,6 +25,9 @@ import {
   type UpdateAgent
 } from "./Agent.js"
 import { AgentRepo } from "./AgentRepo.js"
+
+/** Every operation here acts on agents: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("agents")
 
 /** How many times a create is rerun when concurrent creates of the same name collide on a slug. */
 const SLUG_RETRIES = 20

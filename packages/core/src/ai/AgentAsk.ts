@@ -7,10 +7,13 @@ import { Context, Effect, Layer } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
 import { orNotFound } from "../shared/Errors.js"
 import type { AgentId } from "../shared/Ids.js"
-import { canRead } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import * as Tracing from "../shared/Tracing.js"
 import { AgentAnswers } from "./AgentAnswers.js"
 import { type AskAgent, AskAnswer } from "./Answer.js"
+
+/** Every operation here acts on agents: their abilities, or the broad ones, allow it. */
+const { canRead } = accessTo("agents")
 
 export class AgentAsk extends Context.Service<AgentAsk>()("@support-engine/core/AgentAsk", {
   make: Effect.gen(function*() {

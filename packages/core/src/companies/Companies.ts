@@ -8,12 +8,15 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { CompanyId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
 import { Company, type CreateCompany, type ListCompanies, type UpdateCompany } from "./Company.js"
 import { CompanyRepo } from "./CompanyRepo.js"
+
+/** Every operation here acts on companies: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("companies")
 
 export class Companies extends Context.Service<Companies>()("@support-engine/core/Companies", {
   make: Effect.gen(function*() {

@@ -12,7 +12,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, ConversationId, UserId, Uuid, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -28,6 +28,9 @@ import {
   type UpdateConversation
 } from "./Conversation.js"
 import { ConversationRepo } from "./ConversationRepo.js"
+
+/** Every operation here acts on conversations: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("conversations")
 
 const isUuid = Schema.is(Uuid)
 

@@ -14,7 +14,7 @@ import { InvalidSender, NotFound, orNotFound, ValidationError } from "../shared/
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, type ConversationId, MessageId, ReplyJobId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, type SortKey } from "../shared/Pagination.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { afterCommit, Transactor } from "../shared/Transactor.js"
@@ -22,6 +22,9 @@ import { UserRepo } from "../workspaces/WorkspaceRepo.js"
 import { Conversation } from "./Conversation.js"
 import { ConversationRepo, MessageRepo } from "./ConversationRepo.js"
 import { type CreateMessage, type ListMessages, Message } from "./Message.js"
+
+/** Every operation here acts on conversations: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("conversations")
 
 /** The event of each sender's message (D34, D53); system messages record none, as no event type covers them. */
 const eventTypes: Record<Message["sender_type"], EventType | null> = {

@@ -10,7 +10,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { type CompanyId, CustomerId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import type { ForeignKeyViolation, UniqueViolation } from "../shared/Repository.js"
 import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
@@ -18,6 +18,9 @@ import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
 import { type CreateCustomer, Customer, type ListCustomers, normalizeEmail, type UpdateCustomer } from "./Customer.js"
 import { CustomerRepo } from "./CustomerRepo.js"
+
+/** Every operation here acts on customers: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("customers")
 
 const editable = ["first_name", "last_name", "email", "phone", "locale", "country", "company_id"] as const
 

@@ -8,12 +8,15 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { EventId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { immutableKey, makePage, PageRequest, planList } from "../shared/Pagination.js"
-import { canRead, Principal } from "../shared/Principal.js"
+import { accessTo, Principal } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { DeliveryQueue } from "../webhooks/DeliveryQueue.js"
 import { Event, type EventData, EventType } from "./Event.js"
 import { Outbox } from "./Outbox.js"
+
+/** Every operation here acts on events: their abilities, or the broad ones, allow it. */
+const { canRead } = accessTo("events")
 
 /** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
 export class ListEvents extends Model.Class<ListEvents>("ListEvents")({

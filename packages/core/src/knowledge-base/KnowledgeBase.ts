@@ -9,7 +9,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { ArticleId, RevisionId, type WorkspaceId } from "../shared/Ids.js"
 import { immutableKey, planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { UniqueViolation } from "../shared/Repository.js"
 import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
@@ -28,6 +28,9 @@ import {
   type UpdateArticle
 } from "./Article.js"
 import { ArticleRepo } from "./ArticleRepo.js"
+
+/** Every operation here acts on knowledge-base: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("knowledge-base")
 
 const isLocale = Schema.is(Locale)
 

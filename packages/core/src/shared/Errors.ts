@@ -30,8 +30,8 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
 }
 
 /**
- * 403: the token is valid but lacks the ability the operation needs (D10). Made from the `ability`; the typed
- * client makes it from the `message` it received.
+ * 403: the token is valid but lacks the ability the operation needs (D10, D58). The message names the resource's
+ * ability and the broad one that would also allow it; the typed client makes it from the `message` it received.
  */
 export class InsufficientAbility extends Schema.TaggedError<InsufficientAbility>()("InsufficientAbility", {
   message: Schema.String
@@ -40,11 +40,9 @@ export class InsufficientAbility extends Schema.TaggedError<InsufficientAbility>
   static readonly code = "INSUFFICIENT_TOKEN_ABILITY"
   readonly status = InsufficientAbility.status
   readonly code = InsufficientAbility.code
-  constructor(
-    props: { readonly ability: "external-api:read" | "external-api:write" } | { readonly message: string },
-    options?: Schema.MakeOptions
-  ) {
-    super({ message: "ability" in props ? `This token lacks the ${props.ability} ability.` : props.message }, options)
+  /** `This token lacks the customers:write (or external-api:write) ability.` */
+  static lacking(ability: string, broad: string): InsufficientAbility {
+    return new InsufficientAbility({ message: `This token lacks the ${ability} (or ${broad}) ability.` })
   }
 }
 

@@ -8,8 +8,72 @@ import { InsufficientAbility } from "./Errors.js"
 import { type AgentId, type ApiTokenId, type OrganizationId, type UserId, Uuid, type WorkspaceId } from "./Ids.js"
 import * as Model from "./Model.js"
 
-export const Ability = Schema.Literals(["external-api:read", "external-api:write"])
+/** What a token's abilities are granted on: each group of the API is one resource. */
+export const RESOURCES = [
+  "agents",
+  "customers",
+  "companies",
+  "conversations",
+  "training",
+  "knowledge-base",
+  "webhooks",
+  "events"
+] as const
+export type Resource = typeof RESOURCES[number]
+
+export type Access = "read" | "write"
+
+export const Ability = Schema.Literals([
+  "external-api:read",
+  "external-api:write",
+  "agents:read",
+  "agents:write",
+  "customers:read",
+  "customers:write",
+  "companies:read",
+  "companies:write",
+  "conversations:read",
+  "conversations:write",
+  "training:read",
+  "training:write",
+  "knowledge-base:read",
+  "knowledge-base:write",
+  "webhooks:read",
+  "webhooks:write",
+  "events:read"
+])
 export type Ability = typeof Ability.Type
+
+/** Every ability a token may carry: the two broad ones, valid for every resource, then each resource's own. */
+export const ABILITIES: ReadonlyArray<Ability> = Ability.literals
+
+/** Resources that can only be read: no `<resource>:write` ability exists for them. */
+const READ_ONLY_RESOURCES: ReadonlySet<Resource> = new Set(["events"])
+
+/** What an operation needs: one access to one resource. */
+export interface Requirement {
+  readonly resource: Resource
+  readonly access: Access
+}
+
+/** The broad ability of an access, valid for every resource. */
+export const broadAbility = (access: Access): Ability => access === "read" ? "external-api:read" : "external-api:write"
+
+/** The resource's own ability for an access. */
+export const resourceAbility = ({ access, resource }: Requirement): Ability =>
+  Schema.decodeUnknownSync(Ability)(`${resource}:${access}`)
+
+/**
+ * Every ability that allows the access, narrowest first: writing a resource needs its write ability or the broad
+ * write one; reading it is also allowed by the read ones, since write includes read.
+ */
+export const abilitiesAllowing = (requirement: Requirement): ReadonlyArray<Ability> => {
+  if (requirement.access === "write") return [resourceAbility(requirement), broadAbility("write")]
+  const narrow = READ_ONLY_RESOURCES.has(requirement.resource)
+    ? [resourceAbility(requirement)]
+    : [resourceAbility(requirement), resourceAbility({ ...requirement, access: "write" })]
+  return [...narrow, broadAbility("read"), broadAbility("write")]
+}
 
 /** Who caused a change (D44). */
 export class Actor extends Model.Class<Actor>("Actor")({
@@ -42,18 +106,24 @@ export class Principal extends Context.Service<Principal, PrincipalShape>()("@su
   }
 }
 
-/** Write grants read (D10). */
-export const hasAbility = (principal: PrincipalShape, needed: Ability): boolean =>
-  principal.abilities.includes("external-api:write") || principal.abilities.includes(needed)
+/** Whether the principal may have this access to the resource. */
+export const permits = (principal: PrincipalShape, requirement: Requirement): boolean =>
+  abilitiesAllowing(requirement).some((ability) => principal.abilities.includes(ability))
 
-const require = (ability: Ability): Effect.Effect<PrincipalShape, InsufficientAbility, Principal> =>
+/** The principal, if it may have this access to the resource; else the 403 that names the abilities it lacks. */
+export const requireAccess = (
+  requirement: Requirement
+): Effect.Effect<PrincipalShape, InsufficientAbility, Principal> =>
   Effect.flatMap(
     Principal,
     (principal) =>
-      hasAbility(principal, ability) ? Effect.succeed(principal) : Effect.fail(new InsufficientAbility({ ability }))
+      permits(principal, requirement)
+        ? Effect.succeed(principal)
+        : Effect.fail(InsufficientAbility.lacking(resourceAbility(requirement), broadAbility(requirement.access)))
   )
 
-/** The principal, if it may read (D10). */
-export const canRead = require("external-api:read")
-/** The principal, if it may write (D10). */
-export const canWrite = require("external-api:write")
+/** The checks of one resource's operations: a service takes these for the resource it serves. */
+export const accessTo = (resource: Resource) => ({
+  canRead: requireAccess({ resource, access: "read" }),
+  canWrite: requireAccess({ resource, access: "write" })
+})

@@ -20,7 +20,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { type AgentId, TrainingDataId, TrainingFolderId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { afterCommit, Transactor } from "../shared/Transactor.js"
@@ -38,6 +38,9 @@ import {
 } from "./TrainingData.js"
 import { TrainingRepo } from "./TrainingRepo.js"
 import { TrainingSignal } from "./TrainingSignal.js"
+
+/** Every operation here acts on training: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("training")
 
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((id) => b.includes(id))

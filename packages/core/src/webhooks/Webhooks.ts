@@ -11,7 +11,7 @@ import { IdGenerator } from "../shared/IdGenerator.js"
 import { DeliveryId, EventId, WebhookId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, timestampsKey } from "../shared/Pagination.js"
 import { RowLocks, writeGuard, type WriteOptions } from "../shared/Preconditions.js"
-import { canRead, canWrite } from "../shared/Principal.js"
+import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -34,6 +34,9 @@ import { WebhookConfig } from "./WebhookConfig.js"
 import { WebhookOps } from "./WebhookOps.js"
 import { WebhookRepo } from "./WebhookRepo.js"
 import { newSecret as makeSecret } from "./WebhookSecret.js"
+
+/** Every operation here acts on webhooks: their abilities, or the broad ones, allow it. */
+const { canRead, canWrite } = accessTo("webhooks")
 
 /**
  * Needs `WebhookConfig` (its `fromEnv`, which `layer` provides, reads the environment) and a `HostResolver`, which core does not implement:

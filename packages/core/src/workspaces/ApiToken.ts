@@ -17,6 +17,17 @@ export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
   updated_at: Timestamp
 }) {}
 
+/** The calling token as `GET /v1/token` shows it: its record without the hash or the update time. */
+export class TokenInfo extends Model.Class<TokenInfo>("TokenInfo")({
+  id: ApiTokenId,
+  workspace_id: WorkspaceId,
+  name: Schema.String,
+  abilities: Schema.Array(Ability),
+  expires_at: Schema.NullOr(Timestamp),
+  last_used_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp
+}) {}
+
 export class CreateApiToken extends Model.Class<CreateApiToken>("CreateApiToken")({
   workspace_id: WorkspaceId,
   name: BoundedString(255).check(Schema.isMinLength(1)),

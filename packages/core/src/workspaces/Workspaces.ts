@@ -7,11 +7,11 @@ import { hash, timingSafeEqual } from "node:crypto"
 import { NotFound, orNotFound, Unauthenticated, ValidationError } from "../shared/Errors.js"
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { type AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "../shared/Ids.js"
-import { Actor, type PrincipalShape } from "../shared/Principal.js"
+import { Actor, Principal, type PrincipalShape } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { decodeRequest } from "../shared/Validation.js"
-import { ApiToken, CreateApiToken } from "./ApiToken.js"
+import { ApiToken, CreateApiToken, TokenInfo } from "./ApiToken.js"
 import { CreateUser, CreateWorkspace, User, Workspace } from "./Workspace.js"
 import { ApiTokenRepo, UserRepo, WorkspaceRepo } from "./WorkspaceRepo.js"
 
@@ -198,7 +198,32 @@ export class Tokens extends Context.Service<Tokens>()("@support-engine/core/Toke
       return yield* repo.listByWorkspace(workspaceId)
     })
 
-    return { create, revoke, authenticate, get, list } as const
+    /**
+     * The token the caller authenticated with: any valid token may read itself, whatever its abilities. A
+     * principal that is no token (the engine itself, a user) has none to show.
+     */
+    const current = Tracing.fn("Tokens.current")(function*() {
+      const principal = yield* Principal
+      if (principal.actor.type !== "api_token" || principal.actor.id === null) {
+        return yield* new NotFound({ resource: "API token" })
+      }
+      const stored = yield* repo.findById(ApiTokenId.make(principal.actor.id))
+      if (Option.isNone(stored) || stored.value.token.workspace_id !== principal.workspaceId) {
+        return yield* new NotFound({ resource: "API token" })
+      }
+      const { token } = stored.value
+      return new TokenInfo({
+        id: token.id,
+        workspace_id: token.workspace_id,
+        name: token.name,
+        abilities: token.abilities,
+        expires_at: token.expires_at,
+        last_used_at: token.last_used_at,
+        created_at: token.created_at
+      })
+    })
+
+    return { create, revoke, authenticate, get, list, current } as const
   })
 }) {
   static readonly layerWithoutDependencies = Layer.effect(this, this.make)

@@ -1,5 +1,12 @@
 /** `/customers` (spec, D19, D24). */
-import { CreateCustomer, Customer, CustomerId, ListCustomers, UpdateCustomer } from "@support-engine/core"
+import {
+  CreateCustomer,
+  Customer,
+  CustomerExport,
+  CustomerId,
+  ListCustomers,
+  UpdateCustomer
+} from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import { NotFoundResponse, PreconditionFailedResponse } from "../shared/ErrorResponses.js"
@@ -48,6 +55,17 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       success: HttpApiSchema.NoContent,
       error: [NotFoundResponse, PreconditionFailedResponse]
     }).annotate(OpenApi.Summary, "Delete a customer")
+  )
+  .add(
+    HttpApiEndpoint.get("export", "/customers/:id/export", {
+      params: path,
+      success: CustomerExport,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Export a customer's personal data").annotate(
+      OpenApi.Description,
+      "The customer, each of their conversations and each conversation's messages, oldest first. " +
+        "The customers read ability suffices."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers")

@@ -1,5 +1,5 @@
 /** Handlers of `/customers` (D24): translate and call `Customers`. */
-import { Customers, ListCustomers } from "@support-engine/core"
+import { CustomerExports, Customers, ListCustomers } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
@@ -12,10 +12,11 @@ import { toList } from "../shared/Lists.js"
 export const CustomersHttpLive: Layer.Layer<
   HttpApiGroup.Service<"support-engine", "customers">,
   never,
-  Customers | Authentication | ApiErrors
+  Customers | CustomerExports | Authentication | ApiErrors
 > = HttpApiBuilder.group(Api, "customers", (handlers) =>
   Effect.gen(function*() {
     const customers = yield* Customers
+    const exports = yield* CustomerExports
     return handlers
       .handle("create", ({ payload }) => customers.create(payload).pipe(withETag))
       .handle("list", ({ query }) => Effect.flatMap(customers.list(new ListCustomers(query)), toList))
@@ -25,4 +26,5 @@ export const CustomersHttpLive: Layer.Layer<
           customers.update(params.id, payload, options)).pipe(withETag))
       .handle("delete", ({ params }) =>
         Effect.flatMap(writeOptions, (options) => customers.delete(params.id, options)))
+      .handle("export", ({ params }) => exports.export(params.id))
   }))

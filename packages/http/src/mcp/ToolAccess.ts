@@ -4,8 +4,7 @@
  * tools run through core's services, which check the same ability again, so hiding a tool is a courtesy to the model
  * (it never sees what it cannot call), not the guard.
  */
-import { INTERNAL_ERROR_MESSAGE, Principal, type PrincipalShape, ValidationError } from "@support-engine/core"
-import { hasAbility } from "@support-engine/core"
+import { INTERNAL_ERROR_MESSAGE, permits, Principal, type PrincipalShape, ValidationError } from "@support-engine/core"
 import { Effect, Schema } from "effect"
 import { McpServer } from "effect/ai"
 
@@ -38,13 +37,13 @@ const ruleFor = (target: string): ToolRule | undefined =>
   TOOL_RULES[target] ?? (target.startsWith(ARTICLE_RESOURCES) ? ARTICLE_RULE : undefined)
 
 /**
- * Whether `principal` may call the tool (or read the resources) named `target`. Today a token's abilities are the
- * broad `external-api:read` and `external-api:write` (write includes read); a name without a rule is never callable.
+ * Whether `principal` may call the tool (or read the resources) named `target`: the token's abilities allow the
+ * rule's access to its resource (the resource's own ability, or a broad one; write includes read), as the API checks
+ * them. A name without a rule is never callable.
  */
 export const mayCall = (principal: PrincipalShape, target: string): boolean => {
   const rule = ruleFor(target)
-  if (rule === undefined) return false
-  return hasAbility(principal, rule.access === "read" ? "external-api:read" : "external-api:write")
+  return rule !== undefined && permits(principal, rule)
 }
 
 /** Lists and calls show only what the request's principal may call; another name answers "not found". */

@@ -1,12 +1,21 @@
 /**
  * Bearer authentication (D9-D11): one security scheme whose handler resolves the token to core's `Principal`.
- * The ability the method needs is checked here as well as in core, because D11 puts 403 before request
- * validation and HttpApi validates the request before a handler (and so core) runs.
+ * The ability the endpoint needs (Abilities.ts) is checked here as well as in core, because D11 puts 403 before
+ * request validation and HttpApi validates the request before a handler (and so core) runs.
  */
-import { type Ability, hasAbility, InsufficientAbility, Principal, Tokens, Unauthenticated } from "@support-engine/core"
+import {
+  broadAbility,
+  InsufficientAbility,
+  permits,
+  Principal,
+  resourceAbility,
+  Tokens,
+  Unauthenticated
+} from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { requirementOf } from "./Abilities.js"
 import { InsufficientAbilityResponse, PersistenceErrorResponse, UnauthenticatedResponse } from "./ErrorResponses.js"
 import { recordRoute, recordWorkspace } from "./RequestLog.js"
 
@@ -18,22 +27,14 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
       bearer: HttpApiSecurity.bearer.pipe(
         HttpApiSecurity.annotate(
           OpenApi.Description,
-          "A workspace API token (`<token id>|<secret>`). GET needs external-api:read; POST, PUT, PATCH and " +
-            "DELETE need external-api:write, which also grants read."
+          "A workspace API token (`<token id>|<secret>`). Each operation lists the abilities that allow it " +
+            "(`x-required-abilities`): the resource's own (`customers:read`) or the broad one (`external-api:read`); " +
+            "a write ability also grants read."
         )
       )
     }
   }
 ) {}
-
-/** A POST that only reads: asking an agent stores nothing (D53). */
-const READ_ONLY_POST = /\/agents\/[^/?]+\/ask(?:\?|$)/
-
-/** D10: reads need read, everything else needs write (the ask endpoint reads, D53). */
-export const abilityFor = (method: string, url = ""): Ability =>
-  method === "GET" || method === "HEAD" || method === "OPTIONS" || (method === "POST" && READ_ONLY_POST.test(url))
-    ? "external-api:read"
-    : "external-api:write"
 
 /** `Bearer <token id>|<secret>` (D9): a UUID, a bar, then the secret's URL-safe characters. */
 const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9_-]+$/i
@@ -54,7 +55,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
   Effect.gen(function*() {
     const tokens = yield* Tokens
     return Authentication.of({
-      bearer: (httpEffect, { credential }) =>
+      bearer: (httpEffect, { credential, endpoint, group }) =>
         Effect.gen(function*() {
           // Every route but /health and the documents is authenticated: here the request log learns its route.
           yield* recordRoute
@@ -71,8 +72,10 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
             )
           )
           yield* recordWorkspace(principal.workspaceId)
-          const ability = abilityFor(request.method, request.url)
-          if (!hasAbility(principal, ability)) return yield* new InsufficientAbility({ ability })
+          const requirement = requirementOf(group.identifier, endpoint.identifier, endpoint.method)
+          if (requirement !== null && !permits(principal, requirement)) {
+            return yield* InsufficientAbility.lacking(resourceAbility(requirement), broadAbility(requirement.access))
+          }
           return yield* Effect.provideService(httpEffect, Principal, principal)
         })
     })

@@ -26,6 +26,8 @@ import {
   CreateMessage,
   CreateTrainingData,
   Customer,
+  CustomerExport,
+  CustomerExports,
   CustomerId,
   Customers,
   decodeRequest,
@@ -50,6 +52,8 @@ import {
   ResyncStarted,
   Revision,
   RevisionId,
+  TokenInfo,
+  Tokens,
   Training,
   TrainingDataId,
   TrainingDataItem,
@@ -62,6 +66,7 @@ import {
   UrlExistsQuery
 } from "@support-engine/core"
 import { Effect, Schema } from "effect"
+import { checkingAbilities } from "./Abilities.js"
 import { asPrincipal, crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 import { webhooksApi } from "./WebhooksApi.js"
 
@@ -116,14 +121,21 @@ export const workspaceApi = (principal: PrincipalShape) => {
       list: ListCompanies,
       path: "/v1/companies"
     }),
-    customers: crud(Customers, {
-      id: CustomerId,
-      model: Customer,
-      create: CreateCustomer,
-      update: UpdateCustomer,
-      list: ListCustomers,
-      path: "/v1/customers"
-    }),
+    customers: {
+      ...crud(Customers, {
+        id: CustomerId,
+        model: Customer,
+        create: CreateCustomer,
+        update: UpdateCustomer,
+        list: ListCustomers,
+        path: "/v1/customers"
+      }),
+      /** `GET /customers/{id}/export` (D59): the customer, their conversations and messages, oldest first. */
+      export: (key: string) =>
+        Effect.flatMap(CustomerExports, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.export)).pipe(
+          Effect.flatMap(encode(CustomerExport))
+        )
+    },
     conversations: crud(Conversations, {
       id: ConversationId,
       model: Conversation,
@@ -186,6 +198,10 @@ export const workspaceApi = (principal: PrincipalShape) => {
           )).pipe(Effect.flatMap(encode(Article)))
     },
     webhooks,
+    /** `GET /token` (D58): the token this API was opened with; any valid token may read itself. */
+    token: {
+      get: () => Effect.flatMap(Tokens, (s) => s.current()).pipe(Effect.flatMap(encode(TokenInfo)))
+    },
     events: {
       list: (query: typeof ListEvents.Encoded = {}) =>
         Effect.flatMap(Events, (s) => Effect.flatMap(decodeRequest(ListEvents)(query), s.list)).pipe(
@@ -193,5 +209,5 @@ export const workspaceApi = (principal: PrincipalShape) => {
         )
     }
   }
-  return { principal, ...asPrincipal(api, principal) }
+  return { principal, ...asPrincipal(checkingAbilities(api), principal) }
 }

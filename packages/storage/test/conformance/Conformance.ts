@@ -13,6 +13,7 @@ import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { operationsSuite } from "./OperationsSuite.js"
+import { personalDataSuite } from "./PersonalDataSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { requeueSuite } from "./RequeueSuite.js"
 import { retentionSuite } from "./RetentionSuite.js"
@@ -30,6 +31,7 @@ export const conformance = (adapter: Adapter): void => {
   agentsSuite(adapter)
   conversationsSuite(adapter)
   messagesSuite(adapter)
+  personalDataSuite(adapter)
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)

@@ -1,5 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, Events, ListEvents, Tokens, WorkspaceId } from "@support-engine/core"
+import {
+  CreateApiToken,
+  CreateCustomer,
+  Customers,
+  decodeCreateApiToken,
+  Events,
+  ListCustomers,
+  ListEvents,
+  Tokens,
+  WorkspaceId
+} from "@support-engine/core"
 import { DateTime, Duration, Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
@@ -139,6 +149,67 @@ export const tokensSuite = (adapter: Adapter) =>
         const none = yield* makeWorkspace([])
         const error = yield* Effect.flip(events.list(new ListEvents({})).pipe(as(none.principal)))
         assert.strictEqual(error._tag, "InsufficientAbility")
-        assert.strictEqual(error.message, "This token lacks the external-api:read ability.")
+        assert.strictEqual(error.message, "This token lacks the events:read (or external-api:read) ability.")
+      }).pipe(provide))
+
+    it.effect("D58: a resource's own abilities allow it in the Effect services, and only it; write includes read", () =>
+      Effect.gen(function*() {
+        const customers = yield* Customers
+        const events = yield* Events
+        const reader = yield* makeWorkspace(["customers:read", "events:read"])
+        assert.strictEqual((yield* customers.list(new ListCustomers({})).pipe(as(reader.principal))).meta.total, 0)
+        assert.strictEqual((yield* events.list(new ListEvents({})).pipe(as(reader.principal))).meta.total, 0)
+        const denied = yield* Effect.flip(
+          customers.create(new CreateCustomer({ email: "ada@example.test" })).pipe(as(reader.principal))
+        )
+        assert.strictEqual(denied._tag, "InsufficientAbility")
+        assert.strictEqual(denied.message, "This token lacks the customers:write (or external-api:write) ability.")
+        const writer = yield* makeWorkspace(["customers:write"])
+        const created = yield* customers.create(new CreateCustomer({ email: "ada@example.test" })).pipe(
+          as(writer.principal)
+        )
+        assert.strictEqual((yield* customers.get(created.id).pipe(as(writer.principal))).id, created.id)
+        const noEvents = yield* Effect.flip(events.list(new ListEvents({})).pipe(as(writer.principal)))
+        assert.strictEqual(noEvents.message, "This token lacks the events:read (or external-api:read) ability.")
+      }).pipe(provide))
+
+    it.effect("D58: a token carries several abilities; an unknown one is a 422 validation error", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const input = yield* decodeCreateApiToken({
+          workspace_id: workspace.id,
+          name: "sync",
+          abilities: ["customers:read", "events:read"]
+        })
+        const issued = yield* tokens.create(input)
+        assert.deepStrictEqual(issued.token.abilities, ["customers:read", "events:read"])
+        const principal = yield* tokens.authenticate(issued.plain)
+        assert.deepStrictEqual(principal.abilities, ["customers:read", "events:read"])
+        const unknown = yield* Effect.flip(
+          decodeCreateApiToken({ workspace_id: workspace.id, name: "x", abilities: ["customers:admin"] })
+        )
+        assert.strictEqual(unknown._tag, "ValidationError")
+        assert.strictEqual(unknown.status, 422)
+        assert.deepStrictEqual(Object.keys(unknown.errors), ["abilities.0"])
+        const writeEvents = yield* Effect.flip(
+          decodeCreateApiToken({ workspace_id: workspace.id, name: "x", abilities: ["events:write"] })
+        )
+        assert.strictEqual(writeEvents._tag, "ValidationError")
+      }).pipe(provide))
+
+    it.effect("D58: the calling token shows itself, whatever its abilities", () =>
+      Effect.gen(function*() {
+        const { workspace } = yield* makeWorkspace()
+        const tokens = yield* Tokens
+        const issued = yield* tokens.create(
+          new CreateApiToken({ workspace_id: workspace.id, name: "mirror", abilities: ["events:read"] })
+        )
+        const principal = yield* tokens.authenticate(issued.plain)
+        const shown = yield* tokens.current().pipe(as(principal))
+        assert.strictEqual(shown.id, issued.token.id)
+        assert.strictEqual(shown.name, "mirror")
+        assert.deepStrictEqual(shown.abilities, ["events:read"])
+        assert.isNotNull(shown.last_used_at)
       }).pipe(provide))
   })
