@@ -10,6 +10,7 @@ import type {
   Agents,
   Companies,
   Conversations,
+  Copilot,
   Customers,
   EngineService,
   Events,
@@ -67,6 +68,7 @@ export type ApiServices =
   | Events
   | Agents
   | AgentAsk
+  | Copilot
   | Conversations
   | Messages
   | Training

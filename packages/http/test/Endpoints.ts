@@ -25,6 +25,8 @@ export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
   { method: "POST", path: "/v1/agents/{id}/ask", status: 200, reads: true },
   ...crud("conversations"),
   { method: "POST", path: "/v1/conversations/{id}/messages", status: 201 },
+  { method: "POST", path: "/v1/conversations/{id}/suggest-reply", status: 200, reads: true },
+  { method: "POST", path: "/v1/conversations/{id}/summarize", status: 200, reads: true },
   { method: "GET", path: "/v1/messages", status: 200, list: true },
   { method: "DELETE", path: "/v1/messages/{id}", status: 204 },
   ...crud("training-data"),

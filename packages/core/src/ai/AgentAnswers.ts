@@ -9,9 +9,10 @@ import type { WorkspaceId } from "../shared/Ids.js"
 import * as Tracing from "../shared/Tracing.js"
 import type { Citation } from "./Answer.js"
 import { Escalation, type HandoffReason, type Passage } from "./Answer.js"
-import { AnswerModel, type AnswerRequest, type ModelFailed } from "./AnswerModel.js"
+import { AnswerModel, type AnswerRequest, type ModelFailed, type SummaryRequest, trimTo } from "./AnswerModel.js"
 import { prohibitedPhraseIn, words } from "./Guardrails.js"
 import { PassageIndex } from "./PassageIndex.js"
+import { extractiveSummary, MAX_SUMMARY_LENGTH, type TranscriptLine } from "./Summary.js"
 
 /** How long one model call may take, and how often a failed call is tried again (with exponential backoff). */
 export const MODEL_TIMEOUT = Duration.seconds(30)
@@ -104,7 +105,14 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
         const passages = preferLocale(found, input.locale).slice(0, PASSAGES)
         if (passages.length === 0) return handoff("no_answer")
 
-        const request: AnswerRequest = { agent, history: input.history, question: input.question, passages, avoid: [] }
+        const request: AnswerRequest = {
+          agent,
+          history: input.history,
+          question: input.question,
+          passages,
+          avoid: [],
+          locale: input.locale
+        }
         const phrases = agent.prohibited_phrases
         let draft = yield* call(model.answer(request)).pipe(Effect.result)
         if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
@@ -121,7 +129,30 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
       }
     )
 
-    return { answer } as const
+    /**
+     * The conversation's summary (D61): the model's when it writes one (one generation, the same timeout, retries
+     * and prohibited-phrase check as an answer), else, and whenever the model fails or keeps a prohibited phrase,
+     * the extractive one. Never fails: a handoff and a person's request both need one.
+     */
+    const summarize = Tracing.fn("AgentAnswers.summarize")(
+      function*(agent: Agent, transcript: ReadonlyArray<TranscriptLine>, locale: string | null) {
+        const fallback = extractiveSummary(transcript)
+        if (transcript.length === 0 || model.summarize === undefined) return fallback
+        const write = model.summarize
+        const request: SummaryRequest = { agent, transcript, maxLength: MAX_SUMMARY_LENGTH, avoid: [], locale }
+        const phrases = agent.prohibited_phrases
+        let draft = yield* call(write(request)).pipe(Effect.result)
+        if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
+          draft = yield* call(write({ ...request, avoid: phrases.map((p) => p.phrase) })).pipe(Effect.result)
+          if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) return fallback
+        }
+        if (Result.isFailure(draft)) return fallback
+        const text = draft.success.trim()
+        return text.length <= MAX_SUMMARY_LENGTH ? text : trimTo(text, MAX_SUMMARY_LENGTH)
+      }
+    )
+
+    return { answer, summarize } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

@@ -25,6 +25,7 @@ import { Escalation } from "./Answer.js"
 import { makeHandoff } from "./Handoff.js"
 import { type ClaimedReplyJob, ReplyJobs } from "./ReplyJobs.js"
 import { ReplySignal } from "./ReplySignal.js"
+import { readTranscript, toLine } from "./Summary.js"
 
 /**
  * How long a claimed job stays leased to one worker. Longer than the model's worst case (three 30-second calls and
@@ -60,7 +61,14 @@ const handoff = (reason: Escalation["reason"]): Outcome => ({
 
 type Prepared =
   | { readonly _tag: "Skip" }
-  | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
+  | {
+    readonly _tag: "Act"
+    readonly agent: Agent
+    readonly principal: PrincipalShape
+    readonly outcome: Outcome
+    /** The conversation's summary, for a handoff's event (made here, outside the transaction: it may call the model). */
+    readonly summary: string
+  }
 const skip: Prepared = { _tag: "Skip" }
 
 export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
@@ -95,14 +103,20 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           ...Principal.system(job.workspaceId, workspace.value.organization_id),
           actor: Actor.agent(agent.value.id)
         }
-        const act = (outcome: Outcome): Prepared => ({ _tag: "Act", agent: agent.value, principal, outcome })
+        const act = (outcome: Outcome): Effect.Effect<Prepared, PersistenceError, MessageRepo> =>
+          outcome._tag === "Answer"
+            ? Effect.succeed({ _tag: "Act", agent: agent.value, principal, outcome, summary: "" })
+            : readTranscript(job.workspaceId, job.conversationId).pipe(
+              Effect.flatMap((transcript) => answers.summarize(agent.value, transcript.map(toLine), job.locale)),
+              Effect.map((summary) => ({ _tag: "Act", agent: agent.value, principal, outcome, summary }))
+            )
         if (job.attempts > MAX_REPLY_ATTEMPTS) {
           yield* Effect.logWarning("reply job handed off after repeated unfinished attempts", job.id)
-          return act(handoff("model_error"))
+          return yield* act(handoff("model_error"))
         }
         // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
         const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
-        if (sent >= agent.value.max_messages_per_session) return act(handoff("usage_limit"))
+        if (sent >= agent.value.max_messages_per_session) return yield* act(handoff("usage_limit"))
 
         const recent = yield* messageRepo.list(job.workspaceId, { conversation_id: job.conversationId }, {
           limit: HISTORY + 1,
@@ -133,8 +147,8 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
             Effect.as(Effect.logWarning("AI agent model died", defect), handoff("model_error"))
           )
         )
-        return act(outcome)
-      })
+        return yield* act(outcome)
+      }).pipe(Effect.provideService(MessageRepo, messageRepo))
 
     /** Writes what was decided and completes the job, in one transaction, only while the claim holds. */
     const finish = (job: ClaimedReplyJob, prepared: Prepared) =>
@@ -154,11 +168,11 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           yield* jobs.complete(job, { _tag: "Skipped" }, at)
           return
         }
-        const { agent, outcome, principal } = prepared
+        const { agent, outcome, principal, summary } = prepared
         const conversation = current.value
         if (outcome._tag === "Handoff") {
           if (!(yield* jobs.complete(job, { _tag: "HandedOff", reason: outcome.escalation.reason }, at))) return
-          yield* handOff(job.workspaceId, conversation, agent, outcome.escalation).pipe(
+          yield* handOff(job.workspaceId, conversation, agent, outcome.escalation, summary).pipe(
             Effect.provideService(Principal, principal)
           )
           return

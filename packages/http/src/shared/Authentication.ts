@@ -26,10 +26,10 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   }
 ) {}
 
-/** A POST that only reads: asking an agent stores nothing (D53). */
-const READ_ONLY_POST = /\/agents\/[^/?]+\/ask(?:\?|$)/
+/** POSTs that only read: asking an agent, and a suggested reply or a summary of a conversation, store nothing. */
+const READ_ONLY_POST = /\/(?:agents\/[^/?]+\/ask|conversations\/[^/?]+\/(?:suggest-reply|summarize))(?:\?|$)/
 
-/** D10: reads need read, everything else needs write (the ask endpoint reads, D53). */
+/** D10: reads need read, everything else needs write (the ask, suggest-reply and summarize endpoints read). */
 export const abilityFor = (method: string, url = ""): Ability =>
   method === "GET" || method === "HEAD" || method === "OPTIONS" || (method === "POST" && READ_ONLY_POST.test(url))
     ? "external-api:read"

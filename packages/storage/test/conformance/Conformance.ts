@@ -3,6 +3,7 @@ import { agentsSuite } from "./AgentsSuite.js"
 import { aiSuite } from "./AiSuite.js"
 import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
+import { copilotSuite } from "./CopilotSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
 import { deferredFanOutSuite } from "./DeferredFanOutSuite.js"
@@ -41,6 +42,7 @@ export const conformance = (adapter: Adapter): void => {
   serialisationSuite(adapter)
   searchSuite(adapter)
   aiSuite(adapter)
+  copilotSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

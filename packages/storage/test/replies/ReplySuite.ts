@@ -90,7 +90,8 @@ export const replySuite = (adapter: Adapter) =>
           conversation_id: f.conversation.id,
           reason: "no_answer",
           rule_id: null,
-          assignee_id: null
+          assignee_id: null,
+          summary: "Customer's request: Can I pay with a llama?\nStill open: the request above."
         }])
         assert.deepStrictEqual(assigned.map((d) => [d["assignee_id"], d["previous"]]), [[null, {
           assignee_id: f.agent.id,
@@ -125,7 +126,9 @@ export const replySuite = (adapter: Adapter) =>
             conversation_id: f.conversation.id,
             reason: "escalation_rule",
             rule_id: rule.id,
-            assignee_id: f.user.id
+            assignee_id: f.user.id,
+            summary: `Customer's request: How long do refunds take?\nAnswered: ${REFUNDS}\n` +
+              "Still open: Let me talk to a human agent please"
           }])
           assert.deepStrictEqual(assigned.map((d) => [d["assignee_id"], d["assignee_type"]]), [[f.user.id, "user"]])
           assert.match((yield* f.thread).at(-1)!.content, /human agent/)
