@@ -10,6 +10,7 @@ import {
   AgentAsk,
   Agents,
   AskAgent,
+  choosePassages,
   CreateAgent,
   CreateApiToken,
   CreateArticle,
@@ -18,7 +19,6 @@ import {
   CreateWorkspace,
   KnowledgeBase,
   PassageIndex,
-  preferLocale,
   Principal,
   type PrincipalShape,
   prohibitedPhraseIn,
@@ -162,12 +162,10 @@ export const runEval = (options: EvalOptions) =>
     const ask = yield* AgentAsk
     const results: Array<Result> = []
     for (const question of sample(QUESTIONS, options.limit)) {
-      const found = yield* index.retrieve(workspace.id, {
-        agentId: agent.id,
-        words: searchWords(question.question),
-        limit: 50
-      })
-      const retrieved = preferLocale(found, question.lang).slice(0, 5).map((p) => sources.get(p.citation.id) ?? "?")
+      // The five passages the agent's model is given, as AgentAnswers chooses them.
+      const words = searchWords(question.question)
+      const found = yield* index.retrieve(workspace.id, { agentId: agent.id, words, limit: 50 })
+      const retrieved = choosePassages(found, words, question.lang).map((p) => sources.get(p.citation.id) ?? "?")
       const answered = yield* ask.ask(
         agent.id,
         new AskAgent({ question: question.question, channel: "chat", locale: question.lang })

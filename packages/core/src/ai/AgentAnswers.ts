@@ -8,48 +8,18 @@ import type { Agent } from "../agents/Agent.js"
 import type { WorkspaceId } from "../shared/Ids.js"
 import * as Tracing from "../shared/Tracing.js"
 import type { Citation } from "./Answer.js"
-import { Escalation, type HandoffReason, type Passage } from "./Answer.js"
+import { Escalation, type HandoffReason } from "./Answer.js"
 import { AnswerModel, type AnswerRequest, type ModelFailed, type SummaryRequest, trimTo } from "./AnswerModel.js"
-import { prohibitedPhraseIn, words } from "./Guardrails.js"
+import { prohibitedPhraseIn } from "./Guardrails.js"
 import { PassageIndex } from "./PassageIndex.js"
+import { choosePassages, searchWords } from "./Relevance.js"
 import { extractiveSummary, MAX_SUMMARY_LENGTH, type TranscriptLine } from "./Summary.js"
 
 /** How long one model call may take, and how often a failed call is tried again (with exponential backoff). */
 export const MODEL_TIMEOUT = Duration.seconds(30)
 export const MODEL_RETRIES = 2
-/** Passages handed to the model, and candidates read from the index to choose them (locale preference). */
-const PASSAGES = 5
+/** Candidates read from the index to choose the passages from (locale preference, shared words). */
 const CANDIDATES = 50
-
-/** Words that say nothing about the subject: searching them would match every passage. */
-const STOP = new Set(
-  ("the and for are but not you your with have this that from they will would there their what about which when " +
-    "can how does did was were has had its our out who why all any get may use one").split(" ")
-)
-
-/** The search words of a question: distinct, three letters or more, no stop words, at most 32. */
-export const searchWords = (question: string): ReadonlyArray<string> =>
-  [...new Set(words(question).filter((w) => w.length >= 3 && !STOP.has(w)))].slice(0, 32)
-
-/**
- * One passage per article: the translation in the preferred locale when it was retrieved, else the best one.
- * Training passages keep their rank.
- */
-export const preferLocale = (passages: ReadonlyArray<Passage>, locale: string | null): ReadonlyArray<Passage> => {
-  const chosen = new Map<string, Passage>()
-  const lang = (l: string | null) => l?.toLowerCase().split("-")[0] ?? null
-  for (const p of passages) {
-    if (p.citation.type !== "kb_article") continue
-    const current = chosen.get(p.citation.id)
-    if (
-      current === undefined ||
-      (locale !== null && lang(p.locale) === lang(locale) && lang(current.locale) !== lang(locale))
-    ) {
-      chosen.set(p.citation.id, p)
-    }
-  }
-  return passages.filter((p) => p.citation.type !== "kb_article" || chosen.get(p.citation.id) === p)
-}
 
 export type Outcome =
   | { readonly _tag: "Answer"; readonly answer: string; readonly citations: ReadonlyArray<Citation> }
@@ -97,12 +67,9 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
             } satisfies Outcome
           }
         }
-        const found = yield* index.retrieve(workspaceId, {
-          agentId: agent.id,
-          words: searchWords(input.question),
-          limit: CANDIDATES
-        })
-        const passages = preferLocale(found, input.locale).slice(0, PASSAGES)
+        const question = searchWords(input.question)
+        const found = yield* index.retrieve(workspaceId, { agentId: agent.id, words: question, limit: CANDIDATES })
+        const passages = choosePassages(found, question, input.locale)
         if (passages.length === 0) return handoff("no_answer")
 
         const request: AnswerRequest = {
