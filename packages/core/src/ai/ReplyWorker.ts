@@ -107,6 +107,10 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           outcome._tag === "Answer"
             ? Effect.succeed({ _tag: "Act", agent: agent.value, principal, outcome, summary: "" })
             : readTranscript(job.workspaceId, job.conversationId).pipe(
+              // The message handed off is what is still open, whatever the order of messages of the same instant.
+              Effect.map((
+                t
+              ) => [...t.filter((m) => m.id !== job.messageId), ...t.filter((m) => m.id === job.messageId)]),
               Effect.flatMap((transcript) => answers.summarize(agent.value, transcript.map(toLine), job.locale)),
               Effect.map((summary) => ({ _tag: "Act", agent: agent.value, principal, outcome, summary }))
             )
