@@ -8,7 +8,7 @@ import { AgentRepo } from "../agents/AgentRepo.js"
 import { ConversationRepo, MessageRepo } from "../conversations/ConversationRepo.js"
 import { CustomerRepo } from "../customers/CustomerRepo.js"
 import { InvalidAgent, orNotFound } from "../shared/Errors.js"
-import type { AgentId, ConversationId, WorkspaceId } from "../shared/Ids.js"
+import type { AgentId, ConversationId, CustomerId, WorkspaceId } from "../shared/Ids.js"
 import { canRead } from "../shared/Principal.js"
 import * as Tracing from "../shared/Tracing.js"
 import { AgentAnswers } from "./AgentAnswers.js"
@@ -42,7 +42,7 @@ export class Copilot extends Context.Service<Copilot>()("@support-engine/core/Co
     })
 
     /** The request's locale, else the customer's. */
-    const localeOf = (workspaceId: WorkspaceId, customerId: Parameters<typeof customers.findById>[1]) =>
+    const localeOf = (workspaceId: WorkspaceId, customerId: CustomerId) =>
       Effect.map(customers.findById(workspaceId, customerId), Option.flatMap((c) => Option.fromNullishOr(c.locale)))
 
     const suggestReply = Tracing.fn("Copilot.suggestReply")(function*(id: ConversationId, input: SuggestReply) {

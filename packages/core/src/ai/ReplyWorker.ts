@@ -25,7 +25,7 @@ import { Escalation } from "./Answer.js"
 import { makeHandoff } from "./Handoff.js"
 import { type ClaimedReplyJob, ReplyJobs } from "./ReplyJobs.js"
 import { ReplySignal } from "./ReplySignal.js"
-import { readTranscript, toLine } from "./Summary.js"
+import { extractiveSummary, readTranscript, toLine } from "./Summary.js"
 
 /**
  * How long a claimed job stays leased to one worker. Longer than the model's worst case (three 30-second calls and
@@ -108,10 +108,15 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
             ? Effect.succeed({ _tag: "Act", agent: agent.value, principal, outcome, summary: "" })
             : readTranscript(job.workspaceId, job.conversationId).pipe(
               // The message handed off is what is still open, whatever the order of messages of the same instant.
-              Effect.map((
-                t
-              ) => [...t.filter((m) => m.id !== job.messageId), ...t.filter((m) => m.id === job.messageId)]),
-              Effect.flatMap((transcript) => answers.summarize(agent.value, transcript.map(toLine), job.locale)),
+              Effect.map((t) =>
+                [...t.filter((m) => m.id !== job.messageId), ...t.filter((m) => m.id === job.messageId)].map(toLine)
+              ),
+              // A model that just failed is not asked again for the summary: the quoted one is used at once.
+              Effect.flatMap((transcript) =>
+                outcome.escalation.reason === "model_error"
+                  ? Effect.succeed(extractiveSummary(transcript))
+                  : answers.summarize(agent.value, transcript, job.locale)
+              ),
               Effect.map((summary) => ({ _tag: "Act", agent: agent.value, principal, outcome, summary }))
             )
         if (job.attempts > MAX_REPLY_ATTEMPTS) {
