@@ -200,11 +200,15 @@ export const copilotSuite = (adapter: Adapter) =>
         assert.match(summary, /\nAnswered: Message 58\nStill open: Message 59$/)
       }).pipe(provide))
 
-    it.effect("D61: a model's summary is used; a prohibited phrase twice or a failure falls back to the quote", () => {
+    it.effect("D61: a model's summary is used; a prohibited phrase twice or a failure falls back; locale is passed", () => {
       const seen: Array<SummaryRequest> = []
+      const locales: Array<string | null> = []
       let mode: "ok" | "prohibited" | "fail" = "ok"
       const model: AnswerModelShape = {
-        answer: (request) => Effect.succeed(request.passages[0]!.text),
+        answer: (request) => {
+          locales.push(request.locale ?? null)
+          return Effect.succeed(request.passages[0]!.text)
+        },
         matchRule: () => Effect.succeed(Option.none()),
         summarize: (request) => {
           seen.push(request)
@@ -234,6 +238,11 @@ export const copilotSuite = (adapter: Adapter) =>
         assert.deepStrictEqual(seen.slice(1).map((r) => r.avoid), [[], ["guarantee"]], "drafted again once")
         mode = "fail"
         assert.strictEqual(yield* f.summarize(agent.id), quoted)
+        // The model drafting a suggestion is told the customer's locale, or the request's.
+        yield* f.post("customer", "How long do refunds take?")
+        yield* f.suggest()
+        yield* f.suggest(f.agent.id, f.conversation.id, "fr")
+        assert.deepStrictEqual(locales, ["de", "fr"])
       }).pipe(onEngine(adapter, Layer.succeed(AnswerModel, model)))
     })
   })
