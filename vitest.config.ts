@@ -4,6 +4,6 @@ import { defineConfig } from "vitest/config"
 // the deprecated vitest.workspace.ts).
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"]
+    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts", "bench/vitest.config.ts"]
   }
 })

@@ -7,6 +7,7 @@
 import { Layer } from "effect"
 import { Agents } from "./agents/Agents.js"
 import { AgentAsk } from "./ai/AgentAsk.js"
+import { Copilot } from "./ai/Copilot.js"
 import { ReplySignal } from "./ai/ReplySignal.js"
 import { ReplyWorker } from "./ai/ReplyWorker.js"
 import { Companies } from "./companies/Companies.js"
@@ -42,6 +43,7 @@ export const EngineServices = Layer.mergeAll(
   KnowledgeBase.layer,
   Idempotency.layer,
   AgentAsk.layer,
+  Copilot.layer,
   ReplyWorker.layerService,
   ReplySignal.layer
 )

@@ -119,6 +119,34 @@ describe("languageModelAnswers (D53)", () => {
       assert.deepStrictEqual(messages.slice(1).map(textOf), ["Hello", "Hi, how can I help?", "Do you ship abroad?"])
     }))
 
+  it.effect("D61: the customer's locale is named in the answer's prompt; a summary is one generation", () =>
+    Effect.gen(function*() {
+      const { calls, model } = scripted(() => Effect.succeed(" Asked about shipping; answered. "))
+      yield* model.answer({
+        agent,
+        history: [],
+        question: "Livrez-vous ?",
+        passages: [passage],
+        avoid: [],
+        locale: "fr"
+      })
+      assert.include(textOf(calls[0]!.prompt.content[0]!), "the locale \"fr\"")
+      const summary = yield* model.summarize!({
+        agent,
+        transcript: [{ role: "customer", content: "Do you ship abroad?" }, { role: "agent", content: "Yes." }],
+        maxLength: 1000,
+        avoid: ["guarantee"],
+        locale: "de"
+      })
+      assert.strictEqual(summary, "Asked about shipping; answered.")
+      const messages = calls[1]!.prompt.content
+      assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user"])
+      for (const part of ["at most 1000 characters", "the locale \"de\"", "still open", "\"guarantee\""]) {
+        assert.include(textOf(messages[0]!), part)
+      }
+      assert.strictEqual(textOf(messages[1]!), "Customer: Do you ship abroad?\n\nSupport: Yes.")
+    }))
+
   it.effect("classification: the rule the model numbers, none for null or a number out of range", () =>
     Effect.gen(function*() {
       const rules = [rule(1, "asks for a refund"), rule(2, "is angry")]

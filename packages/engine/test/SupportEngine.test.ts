@@ -192,6 +192,47 @@ describe("createSupportEngine", () => {
     }
   })
 
+  it("conversations.suggestReply and .summarize answer the JSON of HTTP; a read token may call them (D61)", async () => {
+    const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "copilot.db")}` })
+    try {
+      const workspace = await engine.workspaces.create({ name: "Acme" })
+      const api = await engine.workspace(workspace.id)
+      const agent = await api.agents.create({ name: "Helper" })
+      const article = await api.knowledgeBase.create({
+        status: "published",
+        translations: [{ locale: "en", title: "Shipping", content: "We ship worldwide." }]
+      })
+      const customer = await api.customers.create({ email: "ada@example.com" })
+      const conversation = await api.conversations.create({ customer_id: customer.id })
+      await api.messages.create(conversation.id, {
+        sender_type: "customer",
+        sender_id: customer.id,
+        content: "Do you ship abroad?"
+      })
+      const issued = await engine.tokens.create({
+        workspace_id: workspace.id,
+        name: "r",
+        abilities: ["external-api:read"]
+      })
+      const reader = await engine.withToken(issued.token)
+      assert.deepStrictEqual(await reader.conversations.suggestReply(conversation.id, { agent_id: agent.id }), {
+        suggestion: "We ship worldwide.",
+        citations: [{ type: "kb_article", id: article.id, title: "Shipping", url: null }],
+        escalation: null
+      })
+      assert.deepStrictEqual(await reader.conversations.summarize(conversation.id, { agent_id: agent.id }), {
+        summary: "Customer's request: Do you ship abroad?\nStill open: the request above."
+      })
+      const invalid = await reader.conversations.summarize(conversation.id, { agent_id: "nope" }).then(
+        () => null,
+        (e: unknown) => e
+      )
+      assert.deepInclude(invalid, { _tag: "ValidationError", status: 422 })
+    } finally {
+      await engine.dispose()
+    }
+  })
+
   it("rejects with the typed errors of the contract", async () => {
     const engine = createSupportEngine({ databaseUrl: `file:${join(dir, "b.db")}` })
     try {

@@ -10,6 +10,7 @@ import type {
   Agents,
   Companies,
   Conversations,
+  Copilot,
   CustomerExports,
   Customers,
   EngineService,
@@ -73,6 +74,7 @@ export type ApiServices =
   | Events
   | Agents
   | AgentAsk
+  | Copilot
   | Conversations
   | Messages
   | Training

@@ -28,6 +28,8 @@ export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
   ...crud("agents", "agents"),
   { method: "POST", path: "/v1/agents/{id}/ask", status: 200, reads: true, resource: "agents" },
   ...crud("conversations", "conversations"),
+  { method: "POST", path: "/v1/conversations/{id}/suggest-reply", status: 200, reads: true, resource: "conversations" },
+  { method: "POST", path: "/v1/conversations/{id}/summarize", status: 200, reads: true, resource: "conversations" },
   { method: "POST", path: "/v1/conversations/{id}/messages", status: 201, resource: "conversations" },
   { method: "GET", path: "/v1/messages", status: 200, list: true, resource: "conversations" },
   { method: "DELETE", path: "/v1/messages/{id}", status: 204, resource: "conversations" },

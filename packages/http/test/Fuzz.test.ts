@@ -17,6 +17,8 @@ import {
   PutTranslation,
   RecoverWebhook,
   RotateWebhookSecret,
+  SuggestReply,
+  SummarizeConversation,
   UpdateAgent,
   UpdateArticle,
   UpdateCompany,
@@ -180,6 +182,18 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
         path: `/v1/conversations/${f.conversation.id}/messages`,
         fields: Object.keys(CreateMessage.fields),
         base: { sender_type: "system", content: "Hello" }
+      },
+      {
+        method: "POST",
+        path: `/v1/conversations/${f.conversation.id}/suggest-reply`,
+        fields: Object.keys(SuggestReply.fields),
+        base: { agent_id: f.agent.id }
+      },
+      {
+        method: "POST",
+        path: `/v1/conversations/${f.conversation.id}/summarize`,
+        fields: Object.keys(SummarizeConversation.fields),
+        base: { agent_id: f.agent.id }
       },
       {
         method: "POST",

@@ -81,6 +81,13 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
           readBack: `/v1/agents/${f.agent.id}`
         },
         ...byId("conversations", f.conversation.id, { status: "closed" }),
+        ...["suggest-reply", "summarize"].map((action): Case => ({
+          method: "POST",
+          path: (x) => `/v1/conversations/${x}/${action}`,
+          id: f.conversation.id,
+          json: { agent_id: f.agent.id },
+          readBack: `/v1/messages?conversation_id=${f.conversation.id}`
+        })),
         ...byId("training-data", f.training.id, { title: "Hijacked" }),
         {
           method: "POST",

@@ -85,7 +85,10 @@ describe("AI reply loop and webhooks (test kit)", () => {
         conversation_id: conversation.id,
         reason: "no_answer",
         rule_id: null,
-        assignee_id: null
+        assignee_id: null,
+        // D61: the person who takes over can act from the event alone.
+        summary: "Customer's request: Do you ship abroad?\nAnswered: We ship worldwide.\n" +
+          "Still open: Can I pay with a llama?"
       })
     }).pipe(Effect.provide(makeTestEngine())))
 })

@@ -8,47 +8,18 @@ import type { Agent } from "../agents/Agent.js"
 import type { WorkspaceId } from "../shared/Ids.js"
 import * as Tracing from "../shared/Tracing.js"
 import type { Citation } from "./Answer.js"
-import { Escalation, type HandoffReason, type Passage } from "./Answer.js"
-import { AnswerModel, type AnswerRequest, type ModelFailed } from "./AnswerModel.js"
-import { prohibitedPhraseIn, words } from "./Guardrails.js"
+import { Escalation, type HandoffReason } from "./Answer.js"
+import { AnswerModel, type AnswerRequest, type ModelFailed, type SummaryRequest, trimTo } from "./AnswerModel.js"
+import { prohibitedPhraseIn } from "./Guardrails.js"
 import { PassageIndex } from "./PassageIndex.js"
+import { choosePassages, searchWords } from "./Relevance.js"
+import { extractiveSummary, MAX_SUMMARY_LENGTH, type TranscriptLine } from "./Summary.js"
 
 /** How long one model call may take, and how often a failed call is tried again (with exponential backoff). */
 export const MODEL_TIMEOUT = Duration.seconds(30)
 export const MODEL_RETRIES = 2
-/** Passages handed to the model, and candidates read from the index to choose them (locale preference). */
-const PASSAGES = 5
+/** Candidates read from the index to choose the passages from (locale preference, shared words). */
 const CANDIDATES = 50
-
-/** Words that say nothing about the subject: searching them would match every passage. */
-const STOP = new Set(
-  ("the and for are but not you your with have this that from they will would there their what about which when " +
-    "can how does did was were has had its our out who why all any get may use one").split(" ")
-)
-
-/** The search words of a question: distinct, three letters or more, no stop words, at most 32. */
-export const searchWords = (question: string): ReadonlyArray<string> =>
-  [...new Set(words(question).filter((w) => w.length >= 3 && !STOP.has(w)))].slice(0, 32)
-
-/**
- * One passage per article: the translation in the preferred locale when it was retrieved, else the best one.
- * Training passages keep their rank.
- */
-export const preferLocale = (passages: ReadonlyArray<Passage>, locale: string | null): ReadonlyArray<Passage> => {
-  const chosen = new Map<string, Passage>()
-  const lang = (l: string | null) => l?.toLowerCase().split("-")[0] ?? null
-  for (const p of passages) {
-    if (p.citation.type !== "kb_article") continue
-    const current = chosen.get(p.citation.id)
-    if (
-      current === undefined ||
-      (locale !== null && lang(p.locale) === lang(locale) && lang(current.locale) !== lang(locale))
-    ) {
-      chosen.set(p.citation.id, p)
-    }
-  }
-  return passages.filter((p) => p.citation.type !== "kb_article" || chosen.get(p.citation.id) === p)
-}
 
 export type Outcome =
   | { readonly _tag: "Answer"; readonly answer: string; readonly citations: ReadonlyArray<Citation> }
@@ -96,15 +67,19 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
             } satisfies Outcome
           }
         }
-        const found = yield* index.retrieve(workspaceId, {
-          agentId: agent.id,
-          words: searchWords(input.question),
-          limit: CANDIDATES
-        })
-        const passages = preferLocale(found, input.locale).slice(0, PASSAGES)
+        const question = searchWords(input.question)
+        const found = yield* index.retrieve(workspaceId, { agentId: agent.id, words: question, limit: CANDIDATES })
+        const passages = choosePassages(found, question, input.locale)
         if (passages.length === 0) return handoff("no_answer")
 
-        const request: AnswerRequest = { agent, history: input.history, question: input.question, passages, avoid: [] }
+        const request: AnswerRequest = {
+          agent,
+          history: input.history,
+          question: input.question,
+          passages,
+          avoid: [],
+          locale: input.locale
+        }
         const phrases = agent.prohibited_phrases
         let draft = yield* call(model.answer(request)).pipe(Effect.result)
         if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
@@ -121,7 +96,30 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
       }
     )
 
-    return { answer } as const
+    /**
+     * The conversation's summary (D61): the model's when it writes one (one generation, the same timeout, retries
+     * and prohibited-phrase check as an answer), else, and whenever the model fails or keeps a prohibited phrase,
+     * the extractive one. Never fails: a handoff and a person's request both need one.
+     */
+    const summarize = Tracing.fn("AgentAnswers.summarize")(
+      function*(agent: Agent, transcript: ReadonlyArray<TranscriptLine>, locale: string | null) {
+        const fallback = extractiveSummary(transcript)
+        if (transcript.length === 0 || model.summarize === undefined) return fallback
+        const write = model.summarize
+        const request: SummaryRequest = { agent, transcript, maxLength: MAX_SUMMARY_LENGTH, avoid: [], locale }
+        const phrases = agent.prohibited_phrases
+        let draft = yield* call(write(request)).pipe(Effect.result)
+        if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) {
+          draft = yield* call(write({ ...request, avoid: phrases.map((p) => p.phrase) })).pipe(Effect.result)
+          if (Result.isSuccess(draft) && Option.isSome(prohibitedPhraseIn(draft.success, phrases))) return fallback
+        }
+        if (Result.isFailure(draft)) return fallback
+        const text = draft.success.trim()
+        return text.length <= MAX_SUMMARY_LENGTH ? text : trimTo(text, MAX_SUMMARY_LENGTH)
+      }
+    )
+
+    return { answer, summarize } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

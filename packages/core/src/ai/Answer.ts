@@ -1,7 +1,7 @@
 /** What an AI agent answers with: citations, passages, handoffs (D53). */
 import { Schema } from "effect"
 import { EscalationChannel } from "../agents/Agent.js"
-import { EscalationRuleId, UserId, Uuid } from "../shared/Ids.js"
+import { AgentId, EscalationRuleId, UserId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { BoundedString } from "../shared/Validation.js"
 
@@ -54,4 +54,23 @@ export class AskAnswer extends Model.Class<AskAnswer>("AskAnswer")({
   answer: Schema.NullOr(Schema.String),
   citations: Schema.Array(Citation),
   escalation: Schema.NullOr(Escalation)
+}) {}
+
+/** `POST /conversations/{id}/suggest-reply` (D61): the agent whose content drafts the reply. */
+export class SuggestReply extends Model.Class<SuggestReply>("SuggestReply")({
+  agent_id: AgentId,
+  /** The language to prefer; the customer's `locale` when absent. */
+  locale: Schema.optionalKey(BoundedString(10))
+}) {}
+
+/** A draft for a person to send: `suggestion` is null when the agent would hand off (`escalation`) or has nothing to answer. */
+export class SuggestedReply extends Model.Class<SuggestedReply>("SuggestedReply")({
+  suggestion: Schema.NullOr(Schema.String),
+  citations: Schema.Array(Citation),
+  escalation: Schema.NullOr(Escalation)
+}) {}
+
+/** `POST /conversations/{id}/summarize` (D61). */
+export class SummarizeConversation extends Model.Class<SummarizeConversation>("SummarizeConversation")({
+  agent_id: AgentId
 }) {}

@@ -26,6 +26,19 @@ export interface AnswerRequest {
   readonly passages: ReadonlyArray<Passage>
   /** Set when a first draft contained a prohibited phrase: the phrases to avoid on the second try. */
   readonly avoid: ReadonlyArray<string>
+  /** The customer's locale (`fr`, `de-AT`), when known: the language to answer in. */
+  readonly locale?: string | null
+}
+
+/** What a summary is written from (D61): the conversation's public messages, oldest first. */
+export interface SummaryRequest {
+  readonly agent: Agent
+  readonly transcript: ReadonlyArray<{ readonly role: "customer" | "agent"; readonly content: string }>
+  /** The length limit of the summary, in characters. */
+  readonly maxLength: number
+  /** Set on a second try, when the first summary contained a prohibited phrase. */
+  readonly avoid: ReadonlyArray<string>
+  readonly locale?: string | null
 }
 
 export interface AnswerModelShape {
@@ -39,6 +52,11 @@ export interface AnswerModelShape {
     rules: ReadonlyArray<EscalationRule>,
     agent?: Agent
   ) => Effect.Effect<Option.Option<EscalationRule>, ModelFailed>
+  /**
+   * A summary of the conversation for the person who takes it over. Optional: a model without it (the local one)
+   * gets the extractive summary, quoted from the messages.
+   */
+  readonly summarize?: (request: SummaryRequest) => Effect.Effect<string, ModelFailed>
 }
 
 /** The model agents answer with; without a layer of its own, the local model below (Context.Reference). */

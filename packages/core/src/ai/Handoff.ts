@@ -1,7 +1,8 @@
 /**
  * A handoff of the reply loop (D53): the agent stops answering and a person takes over. In the caller's
  * transaction: an internal system message saying why, the reassignment (to the rule's `escalate_to` user, else
- * nobody), `conversation.escalated` with the reason and `conversation.assigned.updated` as D34 says.
+ * nobody), `conversation.escalated` with the reason and the conversation's summary (so the person named can act
+ * from the event alone) and `conversation.assigned.updated` as D34 says.
  */
 import { Effect, Option } from "effect"
 import type { Agent } from "../agents/Agent.js"
@@ -45,7 +46,13 @@ export const makeHandoff = Effect.gen(function*() {
   const ids = yield* IdGenerator
 
   return Tracing.fn("Handoff.handOff")(
-    function*(workspaceId: WorkspaceId, conversation: Conversation, agent: Agent, escalation: Escalation) {
+    function*(
+      workspaceId: WorkspaceId,
+      conversation: Conversation,
+      agent: Agent,
+      escalation: Escalation,
+      summary: string
+    ) {
       const at = yield* now
       // A rule's user deleted since the rule was saved: the conversation goes to nobody rather than nowhere.
       const target = escalation.escalate_to === null
@@ -81,7 +88,8 @@ export const makeHandoff = Effect.gen(function*() {
         conversation_id: conversation.id,
         reason: escalation.reason,
         rule_id: escalation.rule_id,
-        assignee_id: handed.assignee_id
+        assignee_id: handed.assignee_id,
+        summary
       })
       if (handed.assignee_id !== conversation.assignee_id || handed.assignee_type !== conversation.assignee_type) {
         yield* events.record("conversation.assigned.updated", {

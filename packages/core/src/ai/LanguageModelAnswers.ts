@@ -16,7 +16,13 @@ import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type { Agent, EscalationRule } from "../agents/Agent.js"
-import { answerLength, type AnswerModelShape, type AnswerRequest, ModelFailed } from "./AnswerModel.js"
+import {
+  answerLength,
+  type AnswerModelShape,
+  type AnswerRequest,
+  ModelFailed,
+  type SummaryRequest
+} from "./AnswerModel.js"
 
 /** Where the language models come from: one per model name (the agent's `model`). */
 export interface ModelSource {
@@ -28,6 +34,12 @@ export interface ModelSource {
   readonly defaultModel: string
 }
 
+/** The language instruction: the customer's locale when known, else whatever language the customer writes in. */
+export const languageOf = (locale: string | null | undefined): string =>
+  locale === null || locale === undefined || locale.trim() === ""
+    ? "in the customer's language"
+    : `in the language of the locale ${JSON.stringify(locale.trim())} (the customer's language)`
+
 /** The system instruction: who the agent is, how it answers, and the passages it answers from, numbered. */
 export const systemPrompt = (request: AnswerRequest): string => {
   const { agent } = request
@@ -35,7 +47,7 @@ export const systemPrompt = (request: AnswerRequest): string => {
     `You are ${agent.name}, a customer support agent.`,
     ...(agent.description.trim() === "" ? [] : [`About you: ${agent.description.trim()}`]),
     `Tone: ${agent.tone}.`,
-    `Answer in at most ${answerLength(agent.response_length)} characters, in the customer's language.`,
+    `Answer in at most ${answerLength(agent.response_length)} characters, ${languageOf(request.locale)}.`,
     "Answer only from the sources below. If they do not contain the answer, say that you do not know.",
     ...(request.avoid.length === 0
       ? []
@@ -56,6 +68,26 @@ export const answerPrompt = (request: AnswerRequest): Prompt.RawInput => [
       : { role: "assistant" as const, content: m.content }
   ),
   { role: "user", content: request.question }
+]
+
+/** The summary's prompt: the instruction, then the conversation as one transcript (it is read, not continued). */
+export const summaryPrompt = (request: SummaryRequest): Prompt.RawInput => [
+  {
+    role: "system",
+    content: [
+      `You are ${request.agent.name}. Summarise this customer support conversation for the colleague who takes it ` +
+      `over, in at most ${request.maxLength} characters, ${languageOf(request.locale)}: the customer's first ` +
+      "request, what was answered, and what is still open. Use only what the conversation says.",
+      ...(request.avoid.length === 0
+        ? []
+        : [`Never use these words or phrases: ${request.avoid.map((p) => JSON.stringify(p)).join(", ")}.`])
+    ].join("\n")
+  },
+  {
+    role: "user",
+    content: request.transcript.map((m) => `${m.role === "customer" ? "Customer" : "Support"}: ${m.content}`)
+      .join("\n\n")
+  }
 ]
 
 /** The classification's answer: the number of the rule the message calls for, or null. */
@@ -127,6 +159,17 @@ export const languageModelAnswers = (source: ModelSource): AnswerModelShape => {
             : Effect.succeed(response.text.trim())
         ),
         Effect.withSpan("LanguageModelAnswers.answer", { attributes: { provider: source.provider } })
+      ),
+    summarize: (request) =>
+      LanguageModel.generateText({ prompt: summaryPrompt(request) }).pipe(
+        withModel(request.agent),
+        Effect.catch(failed),
+        Effect.flatMap((response) =>
+          response.text.trim() === ""
+            ? Effect.fail(new ModelFailed({ message: `${source.provider} gave an empty summary`, retryable: true }))
+            : Effect.succeed(response.text.trim())
+        ),
+        Effect.withSpan("LanguageModelAnswers.summarize", { attributes: { provider: source.provider } })
       ),
     matchRule: (message, rules, agent) =>
       rules.length === 0

@@ -26,6 +26,7 @@ import { makeHandoff } from "./Handoff.js"
 import { type ClaimedReplyJob, ReplyJobs, type ReplyOutcome } from "./ReplyJobs.js"
 import { countReply } from "./ReplyMetrics.js"
 import { ReplySignal } from "./ReplySignal.js"
+import { extractiveSummary, readTranscript, toLine } from "./Summary.js"
 
 /**
  * How long a claimed job stays leased to one worker. Longer than the model's worst case (three 30-second calls and
@@ -61,7 +62,14 @@ const handoff = (reason: Escalation["reason"]): Outcome => ({
 
 type Prepared =
   | { readonly _tag: "Skip" }
-  | { readonly _tag: "Act"; readonly agent: Agent; readonly principal: PrincipalShape; readonly outcome: Outcome }
+  | {
+    readonly _tag: "Act"
+    readonly agent: Agent
+    readonly principal: PrincipalShape
+    readonly outcome: Outcome
+    /** The conversation's summary, for a handoff's event (made here, outside the transaction: it may call the model). */
+    readonly summary: string
+  }
 const skip: Prepared = { _tag: "Skip" }
 
 export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine/core/ReplyWorker", {
@@ -96,14 +104,29 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           ...Principal.system(job.workspaceId, workspace.value.organization_id),
           actor: Actor.agent(agent.value.id)
         }
-        const act = (outcome: Outcome): Prepared => ({ _tag: "Act", agent: agent.value, principal, outcome })
+        const act = (outcome: Outcome): Effect.Effect<Prepared, PersistenceError, MessageRepo> =>
+          outcome._tag === "Answer"
+            ? Effect.succeed({ _tag: "Act", agent: agent.value, principal, outcome, summary: "" })
+            : readTranscript(job.workspaceId, job.conversationId).pipe(
+              // The message handed off is what is still open, whatever the order of messages of the same instant.
+              Effect.map((t) =>
+                [...t.filter((m) => m.id !== job.messageId), ...t.filter((m) => m.id === job.messageId)].map(toLine)
+              ),
+              // A model that just failed is not asked again for the summary: the quoted one is used at once.
+              Effect.flatMap((transcript) =>
+                outcome.escalation.reason === "model_error"
+                  ? Effect.succeed(extractiveSummary(transcript))
+                  : answers.summarize(agent.value, transcript, job.locale)
+              ),
+              Effect.map((summary) => ({ _tag: "Act", agent: agent.value, principal, outcome, summary }))
+            )
         if (job.attempts > MAX_REPLY_ATTEMPTS) {
           yield* Effect.logWarning("reply job handed off after repeated unfinished attempts", job.id)
-          return act(handoff("model_error"))
+          return yield* act(handoff("model_error"))
         }
         // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
         const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
-        if (sent >= agent.value.max_messages_per_session) return act(handoff("usage_limit"))
+        if (sent >= agent.value.max_messages_per_session) return yield* act(handoff("usage_limit"))
 
         const recent = yield* messageRepo.list(job.workspaceId, { conversation_id: job.conversationId }, {
           limit: HISTORY + 1,
@@ -134,8 +157,8 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
             Effect.as(Effect.logWarning("AI agent model died", defect), handoff("model_error"))
           )
         )
-        return act(outcome)
-      })
+        return yield* act(outcome)
+      }).pipe(Effect.provideService(MessageRepo, messageRepo))
 
     /**
      * Writes what was decided and completes the job, in one transaction, only while the claim holds. Returns the
@@ -158,12 +181,12 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           yield* jobs.complete(job, { _tag: "Skipped" }, at)
           return null
         }
-        const { agent, outcome, principal } = prepared
+        const { agent, outcome, principal, summary } = prepared
         const conversation = current.value
         if (outcome._tag === "Handoff") {
           const handedOff: ReplyOutcome = { _tag: "HandedOff", reason: outcome.escalation.reason }
           if (!(yield* jobs.complete(job, handedOff, at))) return null
-          yield* handOff(job.workspaceId, conversation, agent, outcome.escalation).pipe(
+          yield* handOff(job.workspaceId, conversation, agent, outcome.escalation, summary).pipe(
             Effect.provideService(Principal, principal)
           )
           return handedOff

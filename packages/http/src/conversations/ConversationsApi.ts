@@ -2,13 +2,18 @@
 import {
   Conversation,
   ConversationId,
+  ConversationSummary,
   CreateConversation,
   ListConversations,
+  SuggestedReply,
+  SuggestReply,
+  SummarizeConversation,
   UpdateConversation
 } from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"
 import {
+  InvalidAgentResponse,
   InvalidAssigneeResponse,
   InvalidAssigneeTypeResponse,
   NotFoundResponse,
@@ -53,6 +58,33 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       success: HttpApiSchema.NoContent,
       error: [NotFoundResponse, PreconditionFailedResponse]
     }).annotate(OpenApi.Summary, "Delete a conversation")
+  )
+  .add(
+    HttpApiEndpoint.post("suggestReply", "/conversations/:id/suggest-reply", {
+      params: path,
+      payload: payload(SuggestReply),
+      success: SuggestedReply,
+      error: [NotFoundResponse, InvalidAgentResponse]
+    }).annotate(OpenApi.Summary, "Suggest a reply").annotate(
+      OpenApi.Description,
+      "A reply to the conversation's latest customer message, drafted by the agent from its content and the " +
+        "conversation so far, for a person to send: `suggestion` with its `citations`, or the handoff " +
+        "(`escalation`) the agent would make instead; both null before the customer has written. Any agent of the " +
+        "workspace; the customer's language (`locale`, else the customer's) is preferred. Needs the read ability; " +
+        "stores nothing."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("summarize", "/conversations/:id/summarize", {
+      params: path,
+      payload: payload(SummarizeConversation),
+      success: ConversationSummary,
+      error: [NotFoundResponse, InvalidAgentResponse]
+    }).annotate(OpenApi.Summary, "Summarize a conversation").annotate(
+      OpenApi.Description,
+      "The customer's first request, what was answered and what is still open, in at most 1,000 characters " +
+        "(`\"\"` for a conversation without public messages). Needs the read ability; stores nothing."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Conversations")

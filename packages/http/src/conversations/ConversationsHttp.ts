@@ -1,5 +1,5 @@
-/** Handlers of `/conversations` (D26-D28): translate and call `Conversations`. */
-import { Conversations, ListConversations } from "@support-engine/core"
+/** Handlers of `/conversations` (D26-D28, D61): translate and call `Conversations` and `Copilot`. */
+import { Conversations, Copilot, ListConversations } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
@@ -12,10 +12,11 @@ import { toList } from "../shared/Lists.js"
 export const ConversationsHttpLive: Layer.Layer<
   HttpApiGroup.Service<"support-engine", "conversations">,
   never,
-  Conversations | Authentication | ApiErrors
+  Conversations | Copilot | Authentication | ApiErrors
 > = HttpApiBuilder.group(Api, "conversations", (handlers) =>
   Effect.gen(function*() {
     const conversations = yield* Conversations
+    const copilot = yield* Copilot
     return handlers
       .handle("create", ({ payload }) => conversations.create(payload).pipe(withETag))
       .handle("list", ({ query }) => Effect.flatMap(conversations.list(new ListConversations(query)), toList))
@@ -26,4 +27,8 @@ export const ConversationsHttpLive: Layer.Layer<
       .handle("delete", ({ params }) =>
         Effect.flatMap(writeOptions, (options) =>
           conversations.delete(params.id, options)))
+      .handle("suggestReply", ({ params, payload }) =>
+        copilot.suggestReply(params.id, payload))
+      .handle("summarize", ({ params, payload }) =>
+        copilot.summarize(params.id, payload))
   }))

@@ -20,8 +20,15 @@ export const GROUP_RESOURCES: Readonly<Record<string, Resource | null>> = {
   token: null
 }
 
-/** Endpoints whose method writes but which store nothing: asking an agent only reads (D53). */
-const READING_POSTS: ReadonlySet<string> = new Set(["agents.ask"])
+/**
+ * Endpoints whose method writes but which store nothing: asking an agent, and a suggested reply or a summary of a
+ * conversation, only read.
+ */
+const READING_POSTS: ReadonlySet<string> = new Set([
+  "agents.ask",
+  "conversations.suggestReply",
+  "conversations.summarize"
+])
 
 const READING_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 

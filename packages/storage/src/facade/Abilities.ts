@@ -22,8 +22,18 @@ const RESOURCE_OF: Readonly<Record<string, Resource | null>> = {
   token: null
 }
 
-/** The methods that only read (asking an agent stores nothing). */
-const READS: ReadonlySet<string> = new Set(["list", "get", "ask", "urlExists", "revisions", "deliveries", "export"])
+/** The methods that only read (asking an agent, a suggested reply and a summary store nothing). */
+const READS: ReadonlySet<string> = new Set([
+  "list",
+  "get",
+  "ask",
+  "suggestReply",
+  "summarize",
+  "urlExists",
+  "revisions",
+  "deliveries",
+  "export"
+])
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype

@@ -18,6 +18,8 @@ import {
   Conversation,
   ConversationId,
   Conversations,
+  ConversationSummary,
+  Copilot,
   CreateAgent,
   CreateArticle,
   CreateCompany,
@@ -52,6 +54,9 @@ import {
   ResyncStarted,
   Revision,
   RevisionId,
+  SuggestedReply,
+  SuggestReply,
+  SummarizeConversation,
   TokenInfo,
   Tokens,
   Training,
@@ -136,14 +141,30 @@ export const workspaceApi = (principal: PrincipalShape) => {
           Effect.flatMap(encode(CustomerExport))
         )
     },
-    conversations: crud(Conversations, {
-      id: ConversationId,
-      model: Conversation,
-      create: CreateConversation,
-      update: UpdateConversation,
-      list: ListConversations,
-      path: "/v1/conversations"
-    }),
+    conversations: {
+      ...crud(Conversations, {
+        id: ConversationId,
+        model: Conversation,
+        create: CreateConversation,
+        update: UpdateConversation,
+        list: ListConversations,
+        path: "/v1/conversations"
+      }),
+      /** `POST /conversations/{id}/suggest-reply` (D61): a draft reply for a person to send; stores nothing. */
+      suggestReply: (key: string, input: typeof SuggestReply.Encoded) =>
+        Effect.flatMap(Copilot, (s) =>
+          Effect.flatMap(
+            Effect.all([conversationId(key), decodeRequest(SuggestReply)(input)]),
+            ([id, body]) => s.suggestReply(id, body)
+          )).pipe(Effect.flatMap(encode(SuggestedReply))),
+      /** `POST /conversations/{id}/summarize` (D61): `{ summary }`, at most 1,000 characters; stores nothing. */
+      summarize: (key: string, input: typeof SummarizeConversation.Encoded) =>
+        Effect.flatMap(Copilot, (s) =>
+          Effect.flatMap(
+            Effect.all([conversationId(key), decodeRequest(SummarizeConversation)(input)]),
+            ([id, body]) => s.summarize(id, body)
+          )).pipe(Effect.flatMap(encode(ConversationSummary)))
+    },
     messages,
     training: {
       ...crud(Training, {

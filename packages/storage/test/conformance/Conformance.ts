@@ -3,6 +3,7 @@ import { agentsSuite } from "./AgentsSuite.js"
 import { aiSuite } from "./AiSuite.js"
 import { companiesSuite } from "./CompaniesSuite.js"
 import { conversationsSuite } from "./ConversationsSuite.js"
+import { copilotSuite } from "./CopilotSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
 import { deferredFanOutSuite } from "./DeferredFanOutSuite.js"
@@ -47,6 +48,7 @@ export const conformance = (adapter: Adapter): void => {
   aiSuite(adapter)
   retentionSuite(adapter)
   operationsSuite(adapter)
+  copilotSuite(adapter)
   // Last: it builds one shared layer (layer() from @effect/vitest), and suites after it would share its clock.
   isolationSuite(adapter)
 }

@@ -90,7 +90,8 @@ export const replySuite = (adapter: Adapter) =>
           conversation_id: f.conversation.id,
           reason: "no_answer",
           rule_id: null,
-          assignee_id: null
+          assignee_id: null,
+          summary: "Customer's request: Can I pay with a llama?\nStill open: the request above."
         }])
         assert.deepStrictEqual(assigned.map((d) => [d["assignee_id"], d["previous"]]), [[null, {
           assignee_id: f.agent.id,
@@ -125,7 +126,9 @@ export const replySuite = (adapter: Adapter) =>
             conversation_id: f.conversation.id,
             reason: "escalation_rule",
             rule_id: rule.id,
-            assignee_id: f.user.id
+            assignee_id: f.user.id,
+            summary: `Customer's request: How long do refunds take?\nAnswered: ${REFUNDS}\n` +
+              "Still open: Let me talk to a human agent please"
           }])
           assert.deepStrictEqual(assigned.map((d) => [d["assignee_id"], d["assignee_type"]]), [[f.user.id, "user"]])
           assert.match((yield* f.thread).at(-1)!.content, /human agent/)
@@ -295,9 +298,11 @@ export const replySuite = (adapter: Adapter) =>
 
     it.effect("model_error: a model failing after its retries hands off (D53)", () => {
       const calls = Effect.runSync(Queue.unbounded<void>())
+      let summaries = 0
       const failing = Layer.succeed(AnswerModel, {
         answer: () => Effect.andThen(Queue.offer(calls, undefined), Effect.fail(new ModelFailed({ message: "down" }))),
-        matchRule: () => Effect.succeed(Option.none())
+        matchRule: () => Effect.succeed(Option.none()),
+        summarize: () => Effect.sync(() => `summary ${++summaries}`)
       })
       return Effect.gen(function*() {
         const f = yield* fixture()
@@ -311,7 +316,11 @@ export const replySuite = (adapter: Adapter) =>
           yield* Queue.take(calls)
         }
         yield* Fiber.join(fiber)
-        assert.deepStrictEqual((yield* escalationOf(f)).escalated.map((d) => d["reason"]), ["model_error"])
+        assert.deepStrictEqual((yield* escalationOf(f)).escalated.map((d) => [d["reason"], d["summary"]]), [[
+          "model_error",
+          "Customer's request: How long do refunds take?\nStill open: the request above."
+        ]])
+        assert.strictEqual(summaries, 0, "D61: the model that failed is not asked for the summary")
         assert.deepStrictEqual((yield* f.thread).map((m) => m.sender_type), ["customer", "system"])
       }).pipe(onEngine(adapter, failing))
     })
