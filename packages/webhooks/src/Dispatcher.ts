@@ -1,5 +1,5 @@
 /**
- * The dispatcher (D38): a scoped fiber that claims due deliveries under a lease, sends them (at most `concurrency` at
+ * The dispatcher: a scoped fiber that claims due deliveries under a lease, sends them (at most `concurrency` at
  * once), records every attempt and schedules the next one on Effect's `Clock`. It sleeps until the earliest due
  * delivery it knows of, and wakes early when this process commits new work; a bounded fallback poll finds work other
  * processes wrote. Memory stays bounded whatever the backlog: it claims no more rows than it has free slots.
@@ -338,7 +338,7 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
     DeliveryQueue | IdGenerator | WebhookConfig | WebhookTransport
   > = Layer.effect(this, this.make)
 
-  /** The dispatcher on the undici transport, the system's resolver and `SUPPORT_WEBHOOK_*` (D41). */
+  /** The dispatcher on the undici transport, the system's resolver and `SUPPORT_WEBHOOK_*`. */
   static readonly layer: Layer.Layer<Dispatcher, Config.ConfigError, DeliveryQueue | IdGenerator> = this
     .layerWithoutDependencies.pipe(
       Layer.provide(
@@ -347,7 +347,7 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
     )
 }
 
-/** The dispatcher with configuration from the environment (D41), for hosts: include it to deliver webhooks. */
+/** The dispatcher with configuration from the environment, for hosts: include it to deliver webhooks. */
 export const DispatcherLive: Layer.Layer<Dispatcher, Config.ConfigError, DeliveryQueue | IdGenerator> = Dispatcher.layer
 
 /** The dispatcher as a background layer (`createSupportEngine({ background: [...] })`); bad configuration dies. */

@@ -1,5 +1,5 @@
 /**
- * The receiver's side (D39): verify a delivery from its raw body and headers before trusting it. Both signatures
+ * The receiver's side: verify a delivery from its raw body and headers before trusting it. Both signatures
  * are checked in constant time (the hex `X-Service-Signature` or, during a rotation, `X-Service-Signature-Previous`;
  * and one of the Standard Webhooks signatures), and `webhook-timestamp` must be within the tolerance of now, which
  * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (at-least-once, D38).
@@ -9,7 +9,7 @@ import { Clock, Effect, Result, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { hexSignature, standardSignature } from "./Signer.js"
 
-/** The body of a delivery (D37, D44). `occurred_at` stays the D6 string it was sent as. */
+/** The body of a delivery. `occurred_at` stays the D6 string it was sent as. */
 export class WebhookPayload extends Schema.Class<WebhookPayload>("WebhookPayload")({
   event: EventType,
   id: Schema.String.check(Schema.isUUID()),

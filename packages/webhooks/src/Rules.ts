@@ -44,7 +44,7 @@ export const parseRetryAfter = (value: string | undefined, now: DateTime.Utc): O
 const honoursRetryAfter = (status: number) => status === 429 || status === 503
 
 /**
- * The outcome of the `attempt`-th attempt of a round that ended at `now` (D38): a 2xx is delivered; a 410 is gone;
+ * The outcome of the `attempt`-th attempt of a round that ended at `now`: a 2xx is delivered; a 410 is gone;
  * anything else is retried after the backoff (or a longer `Retry-After` on 429/503) until `maxAttempts`, then failed.
  */
 export const decide = (

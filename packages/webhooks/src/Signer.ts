@@ -1,5 +1,5 @@
 /**
- * The body and headers of a delivery (D37, D44, D46). The body is serialized once and both signatures are made over
+ * The body and headers of a delivery. The body is serialized once and both signatures are made over
  * exactly those bytes: `X-Service-Signature`, lowercase hex HMAC-SHA256 keyed with the secret string's UTF-8 bytes,
  * and the Standard Webhooks `webhook-signature`, `v1,<base64>` over `<id>.<timestamp>.<body>` keyed with the
  * base64-decoded part of the secret after `whsec_`.
@@ -22,7 +22,7 @@ export interface DeliveryContent {
   readonly event: Event
 }
 
-/** The body, field order fixed: `{"event","id","organization_id","data","occurred_at","actor"}` (D37, D44). */
+/** The body, field order fixed: `{"event","id","organization_id","data","occurred_at","actor"}`. */
 export const serializeBody = ({ deliveryId, event, organizationId }: DeliveryContent): string =>
   JSON.stringify({
     event: event.event,
@@ -49,7 +49,7 @@ export const standardSignature = (id: string, timestamp: number, body: string | 
   return `v1,${hmac.digest("base64")}`
 }
 
-/** The secrets that sign at `now`: the current one, and the previous one while its grace period lasts (D46). */
+/** The secrets that sign at `now`: the current one, and the previous one while its grace period lasts. */
 export const signingSecrets = (
   secrets: WebhookSecrets,
   now: DateTime.Utc

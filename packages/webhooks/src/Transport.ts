@@ -1,5 +1,5 @@
 /**
- * Sending one attempt (D38, D47). `WebhookTransport.Undici` posts with a keep-alive undici `Agent`: redirects are
+ * Sending one attempt. `WebhookTransport.Undici` posts with a keep-alive undici `Agent`: redirects are
  * not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded excerpt, and
  * the address the socket connects to is checked again (a host name that changed its answer since the webhook was
  * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
@@ -23,7 +23,7 @@ export interface TransportResponse {
   readonly excerpt: string | null
 }
 
-/** An attempt without an answer: timed out, could not connect, or the address was refused (D47). */
+/** An attempt without an answer: timed out, could not connect, or the address was refused. */
 export class TransportError extends Data.TaggedError("TransportError")<{
   readonly reason: "timeout" | "connection" | "refused_address"
   readonly message: string
@@ -178,7 +178,7 @@ type LookupCallback = (
 
 /**
  * A `lookup` for sockets that resolves through `HostResolver` and, unless private targets are allowed, refuses a name
- * with any refused address (D47): the check applies to the addresses the socket is about to use, not to an earlier
+ * with any refused address: the check applies to the addresses the socket is about to use, not to an earlier
  * answer.
  */
 const guardedLookup =

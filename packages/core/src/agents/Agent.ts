@@ -66,18 +66,18 @@ const fields = {
 
 const Name = BoundedString(255).check(Schema.isMinLength(1))
 
-/** `POST /agents` (D23): only `name` is required; the model is set by the engine. */
+/** `POST /agents`: only `name` is required; the model is set by the engine. */
 export class CreateAgent extends Model.Class<CreateAgent>("CreateAgent")({ name: Name, ...fields }) {}
 
 /**
- * A field the contract says an update does not accept: present at all, it is a 422 (D13). Any JSON value, not
+ * A field the contract says an update does not accept: present at all, it is a 422. Any JSON value, not
  * `Schema.Unknown`: Effect leaves the checks of `Unknown` out of JSON Schema, and OpenAPI must show `not: {}`.
  */
 export const Prohibited = Schema.optionalKey(
   Schema.Json.check(Schema.makeFilter(() => "is prohibited", { toJsonSchema: () => ({ not: {} }) }))
 )
 
-/** `PUT /agents/{id}` (D22, D23): present fields change; lists replace the whole list; `model` is refused. */
+/** `PUT /agents/{id}`: present fields change; lists replace the whole list; `model` is refused. */
 export class UpdateAgent extends Model.Class<UpdateAgent>("UpdateAgent")({
   name: Schema.optionalKey(Name),
   ...fields,
@@ -96,7 +96,7 @@ export const BooleanFlag = Schema.Union([
   ))
 ])
 
-/** `GET /agents` (D23): filter `is_active`. */
+/** `GET /agents`: filter `is_active`. */
 export class ListAgents extends Model.Class<ListAgents>("ListAgents")({
   ...PageRequest.fields,
   is_active: Schema.optionalKey(BooleanFlag)

@@ -1,4 +1,4 @@
-/** Storage port for agents. Every method is scoped by workspace (D11). */
+/** Storage port for agents. Every method is scoped by workspace. */
 import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { AgentId, WorkspaceId } from "../shared/Ids.js"

@@ -1,5 +1,5 @@
 /**
- * AI agents (D23). The model comes from configuration (`SUPPORT_DEFAULT_AGENT_MODEL`, default `gpt-4o-mini`) and
+ * AI agents. The model comes from configuration (`SUPPORT_DEFAULT_AGENT_MODEL`, default `gpt-4o-mini`) and
  * is never changed by an update; copilot agents are protected (403 FORBIDDEN on update and delete).
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
@@ -74,7 +74,7 @@ export class Agents extends Context.Service<Agents>()("@support-engine/core/Agen
           })
         }))
 
-    /** Escalation targets must be users of the workspace (D23): a 422 on the offending entry. */
+    /** Escalation targets must be users of the workspace: a 422 on the offending entry. */
     const rules = (
       workspaceId: WorkspaceId,
       input: ReadonlyArray<{ readonly channel: "email" | "chat"; readonly rule: string; readonly escalate_to: UserId }>
@@ -208,7 +208,7 @@ export class Agents extends Context.Service<Agents>()("@support-engine/core/Agen
       return plan.page(items, total, timestampsKey)
     })
 
-    /** Provisioning (D8, D40): sets or clears the workspace's email agent; the agent must be of the workspace. */
+    /** Provisioning: sets or clears the workspace's email agent; the agent must be of the workspace. */
     const setEmailAgent = Tracing.fn("Agents.setEmailAgent")(
       function*(workspaceId: WorkspaceId, agentId: AgentId | null) {
         if (agentId !== null) yield* find(workspaceId, agentId)

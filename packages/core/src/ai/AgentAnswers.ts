@@ -1,5 +1,5 @@
 /**
- * How an AI agent answers one customer message (D53), shared by the ask endpoint and the reply loop: the escalation
+ * How an AI agent answers one customer message, shared by the ask endpoint and the reply loop: the escalation
  * rules of the channel first, then retrieval and the answer, whose draft must pass the prohibited-phrase check
  * (one regeneration with an instruction, then a handoff). The message limit is the reply loop's, checked before.
  */
@@ -97,7 +97,7 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
     )
 
     /**
-     * The conversation's summary (D61): the model's when it writes one (one generation, the same timeout, retries
+     * The conversation's summary: the model's when it writes one (one generation, the same timeout, retries
      * and prohibited-phrase check as an answer), else, and whenever the model fails or keeps a prohibited phrase,
      * the extractive one. Never fails: a handoff and a person's request both need one.
      */

@@ -1,5 +1,5 @@
 /**
- * `POST /agents/{id}/ask` (D53): what the agent would answer, without a conversation, so a workspace can try an
+ * `POST /agents/{id}/ask`: what the agent would answer, without a conversation, so a workspace can try an
  * agent on its content before switching `auto_reply` on. Works for every agent, active, copilot or not; nothing is
  * stored and no event is recorded.
  */

@@ -1,4 +1,4 @@
-/** What an AI agent answers with: citations, passages, handoffs (D53). */
+/** What an AI agent answers with: citations, passages, handoffs. */
 import { Schema } from "effect"
 import { EscalationChannel } from "../agents/Agent.js"
 import { AgentId, EscalationRuleId, UserId, Uuid } from "../shared/Ids.js"
@@ -42,7 +42,7 @@ export class Escalation extends Model.Class<Escalation>("Escalation")({
 /** A question is a customer message: the same 4,000-character bound the ask endpoint documents. */
 export const MAX_QUESTION_LENGTH = 4000
 
-/** `POST /agents/{id}/ask` (D53). */
+/** `POST /agents/{id}/ask`. */
 export class AskAgent extends Model.Class<AskAgent>("AskAgent")({
   question: BoundedString(MAX_QUESTION_LENGTH).check(Schema.isMinLength(1)),
   channel: EscalationChannel,
@@ -56,7 +56,7 @@ export class AskAnswer extends Model.Class<AskAnswer>("AskAnswer")({
   escalation: Schema.NullOr(Escalation)
 }) {}
 
-/** `POST /conversations/{id}/suggest-reply` (D61): the agent whose content drafts the reply. */
+/** `POST /conversations/{id}/suggest-reply`: the agent whose content drafts the reply. */
 export class SuggestReply extends Model.Class<SuggestReply>("SuggestReply")({
   agent_id: AgentId,
   /** The language to prefer; the customer's `locale` when absent. */
@@ -70,7 +70,7 @@ export class SuggestedReply extends Model.Class<SuggestedReply>("SuggestedReply"
   escalation: Schema.NullOr(Escalation)
 }) {}
 
-/** `POST /conversations/{id}/summarize` (D61). */
+/** `POST /conversations/{id}/summarize`. */
 export class SummarizeConversation extends Model.Class<SummarizeConversation>("SummarizeConversation")({
   agent_id: AgentId
 }) {}

@@ -1,5 +1,5 @@
 /**
- * The language-model port of AI agents (D53). Callers hand it a structured request rather than a prompt string, so
+ * The language-model port of AI agents. Callers hand it a structured request rather than a prompt string, so
  * the offline `local` model can answer extractively from the passages and a remote provider's adapter renders the
  * same request as its prompt.
  */
@@ -30,7 +30,7 @@ export interface AnswerRequest {
   readonly locale?: string | null
 }
 
-/** What a summary is written from (D61): the conversation's public messages, oldest first. */
+/** What a summary is written from: the conversation's public messages, oldest first. */
 export interface SummaryRequest {
   readonly agent: Agent
   readonly transcript: ReadonlyArray<{ readonly role: "customer" | "agent"; readonly content: string }>

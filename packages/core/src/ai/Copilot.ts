@@ -1,5 +1,5 @@
 /**
- * The copilot (D61): an agent helping the person who answers a conversation. `suggestReply` drafts a reply to the
+ * The copilot: an agent helping the person who answers a conversation. `suggestReply` drafts a reply to the
  * conversation's latest customer message from the agent's content, `summarize` sums the conversation up. Any agent
  * of the workspace may help, whatever its `auto_reply`; nothing is stored and no event is recorded.
  */

@@ -1,5 +1,5 @@
 /**
- * Guardrails of an AI agent's answer (D53), as pure rules so the local provider, the ask endpoint and the reply
+ * Guardrails of an AI agent's answer, as pure rules so the local provider, the ask endpoint and the reply
  * loop apply the same ones.
  */
 import { Option } from "effect"

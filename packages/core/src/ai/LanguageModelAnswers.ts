@@ -1,5 +1,5 @@
 /**
- * The `AnswerModel` on any `effect/ai` `LanguageModel` (D53): the remote providers (`openai`, `anthropic`) are this
+ * The `AnswerModel` on any `effect/ai` `LanguageModel`: the remote providers (`openai`, `anthropic`) are this
  * model over their `LanguageModel`, which storage builds from configuration. The answer is one text generation from
  * a prompt made of the agent's settings, the passages and the conversation; an escalation rule is chosen by one
  * structured classification call (`generateObject` with a schema).

@@ -1,4 +1,4 @@
-/** Storage port of the passage index that agents retrieve from (D53). */
+/** Storage port of the passage index that agents retrieve from. */
 import { Context, type Effect } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { AgentId, WorkspaceId } from "../shared/Ids.js"

@@ -1,5 +1,5 @@
 /**
- * Storage port of the AI reply loop's jobs (D53): one job per customer message an agent should answer, enqueued in
+ * Storage port of the AI reply loop's jobs: one job per customer message an agent should answer, enqueued in
  * the message's transaction and leased to one worker at a time (D43's rule for background work on PostgreSQL).
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The AI reply loop's worker (D53): claims reply jobs under a lease, answers each customer message with
+ * The AI reply loop's worker: claims reply jobs under a lease, answers each customer message with
  * `AgentAnswers` outside any transaction, then writes the reply (or the handoff) and completes the job in one
  * transaction, only while its claim holds, so each customer message gets at most one reply whatever crashes.
  */
@@ -47,7 +47,7 @@ const REPLY_STREAM = "reply-worker"
 /** Messages of the conversation handed to the model as its history. */
 const HISTORY = 20
 
-/** An agent that answers customers by itself (D53). Copilots never do. */
+/** An agent that answers customers by itself. Copilots never do. */
 export const answersCustomers = (agent: Agent): boolean => agent.is_active && agent.auto_reply && !agent.is_copilot
 
 /** The conversation is still the agent's to answer: open, not spam, assigned to it. */
@@ -240,7 +240,7 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
   )
 
   /**
-   * The running worker (D53): drains on start, when a customer message enqueues a job, and every `pollInterval`
+   * The running worker: drains on start, when a customer message enqueues a job, and every `pollInterval`
    * (jobs of other processes, expired leases). Stops with its scope, giving back its leases.
    */
   static readonly layer = (options: { readonly pollInterval?: Duration.Input } = {}) =>

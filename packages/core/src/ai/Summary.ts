@@ -1,5 +1,5 @@
 /**
- * Conversation summaries (D61), for the person who takes a conversation over: the customer's first request, what
+ * Conversation summaries, for the person who takes a conversation over: the customer's first request, what
  * was answered and what is still open. The local model's summary is extractive (quoted from the messages, so it is
  * deterministic); a remote model writes one from the same transcript.
  */

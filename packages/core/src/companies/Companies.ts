@@ -1,6 +1,6 @@
 /**
- * Companies (D25). Every operation checks the principal's ability (D10) and reads and writes only the
- * principal's workspace (D11). Companies emit no events (D34 lists none).
+ * Companies. Every operation checks the principal's ability and reads and writes only the
+ * principal's workspace. Companies emit no events (D34 lists none).
  */
 import { Context, Effect, Layer } from "effect"
 import { NotFound, orNotFound } from "../shared/Errors.js"

@@ -29,7 +29,7 @@ export class CreateCompany extends Model.Class<CreateCompany>("CreateCompany")({
   ...fields
 }) {}
 
-/** `PUT /companies/{id}`: present fields change, absent ones stay (D22). */
+/** `PUT /companies/{id}`: present fields change, absent ones stay. */
 export class UpdateCompany extends Model.Class<UpdateCompany>("UpdateCompany")({
   name: Schema.optionalKey(BoundedString(255).check(Schema.isMinLength(1))),
   ...fields

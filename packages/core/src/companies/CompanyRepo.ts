@@ -1,4 +1,4 @@
-/** Storage port for companies. Every method is scoped by workspace (D11). */
+/** Storage port for companies. Every method is scoped by workspace. */
 import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { CompanyId, WorkspaceId } from "../shared/Ids.js"
@@ -12,7 +12,7 @@ export class CompanyRepo extends Context.Service<CompanyRepo, {
     id: CompanyId
   ) => Effect.Effect<Option.Option<Company>, PersistenceError>
   readonly update: (workspaceId: WorkspaceId, company: Company) => Effect.Effect<void, PersistenceError>
-  /** Deletes the company; its customers keep working with `company_id` null (D25). False when absent. */
+  /** Deletes the company; its customers keep working with `company_id` null. False when absent. */
   readonly delete: (workspaceId: WorkspaceId, id: CompanyId) => Effect.Effect<boolean, PersistenceError>
   /** Newest first (`created_at` desc, `id` desc, D18); `total` from the workspace counter. */
   readonly list: (workspaceId: WorkspaceId, slice: SliceRequest) => Effect.Effect<Slice<Company>, PersistenceError>

@@ -16,7 +16,7 @@ export interface AssignmentRequest {
   readonly names: AssigneeKind | "nothing"
   /** The conversation's original chat agent (on create: the `agent_id` given, if any). */
   readonly originalAgentId: string | null
-  /** Creating: an agent assignee of a chat conversation without an original agent becomes it (D27). */
+  /** Creating: an agent assignee of a chat conversation without an original agent becomes it. */
   readonly creating: boolean
   readonly emailAgent: { readonly id: string | null; readonly isActive: boolean }
 }

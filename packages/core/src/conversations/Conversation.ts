@@ -36,7 +36,7 @@ const Subject = Schema.NullOr(BoundedString(500))
 /** A tag: 1 to 255 characters; a conversation holds at most 100 (a set: duplicates collapse). */
 const Tags = Schema.Array(BoundedString(255).check(Schema.isMinLength(1))).check(Schema.isMaxLength(100))
 
-/** `POST /conversations` (D26). */
+/** `POST /conversations`. */
 export class CreateConversation extends Model.Class<CreateConversation>("CreateConversation")({
   customer_id: CustomerId,
   subject: Schema.optionalKey(Subject),
@@ -48,7 +48,7 @@ export class CreateConversation extends Model.Class<CreateConversation>("CreateC
   tags: Schema.optionalKey(Tags)
 }) {}
 
-/** `PUT /conversations/{id}` (D22, D26). */
+/** `PUT /conversations/{id}`. */
 export class UpdateConversation extends Model.Class<UpdateConversation>("UpdateConversation")({
   subject: Schema.optionalKey(Subject),
   status: Schema.optionalKey(ConversationStatus),
@@ -59,7 +59,7 @@ export class UpdateConversation extends Model.Class<UpdateConversation>("UpdateC
   tags: Schema.optionalKey(Tags)
 }) {}
 
-/** `GET /conversations` (D26). */
+/** `GET /conversations`. */
 export class ListConversations extends Model.Class<ListConversations>("ListConversations")({
   ...PageRequest.fields,
   status: Schema.optionalKey(ConversationStatus),
@@ -67,11 +67,11 @@ export class ListConversations extends Model.Class<ListConversations>("ListConve
   channel: Schema.optionalKey(ConversationChannel),
   customer_id: Schema.optionalKey(CustomerId),
   assignee_id: Schema.optionalKey(Uuid),
-  /** Search the subject and every message's content (D52): every word as a prefix, best match first. */
+  /** Search the subject and every message's content: every word as a prefix, best match first. */
   q: Schema.optionalKey(SearchText)
 }) {}
 
-/** The exact `conversation.created` data of the specification (D35): `title` is the subject. */
+/** The exact `conversation.created` data of the specification: `title` is the subject. */
 export const createdData = (c: Conversation) => {
   const encoded = Schema.encodeSync(Conversation)(c)
   return {
@@ -88,7 +88,7 @@ export const createdData = (c: Conversation) => {
   }
 }
 
-/** Data of the other conversation events (D35): the created shape plus tags and closed_at. */
+/** Data of the other conversation events: the created shape plus tags and closed_at. */
 export const eventData = (c: Conversation) => ({
   ...createdData(c),
   tags: [...c.tags],

@@ -1,4 +1,4 @@
-/** Storage ports for conversations and messages. Every method is scoped by workspace (D11). */
+/** Storage ports for conversations and messages. Every method is scoped by workspace. */
 import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { ConversationId, CustomerId, MessageId, WorkspaceId } from "../shared/Ids.js"
@@ -12,7 +12,7 @@ export interface ConversationFilter {
   readonly channel?: Conversation["channel"] | undefined
   readonly customer_id?: CustomerId | undefined
   readonly assignee_id?: string | undefined
-  /** Search words: conversations whose subject or a message matches, best first (D52). */
+  /** Search words: conversations whose subject or a message matches, best first. */
   readonly terms?: ReadonlyArray<string> | undefined
 }
 
@@ -40,7 +40,7 @@ export interface MessageFilter {
 export class MessageRepo extends Context.Service<MessageRepo, {
   readonly insert: (workspaceId: WorkspaceId, message: Message) => Effect.Effect<void, PersistenceError>
   readonly delete: (workspaceId: WorkspaceId, id: MessageId) => Effect.Effect<boolean, PersistenceError>
-  /** Newest first: `sent_at` desc, `id` desc (D18). */
+  /** Newest first: `sent_at` desc, `id` desc. */
   readonly list: (
     workspaceId: WorkspaceId,
     filter: MessageFilter,

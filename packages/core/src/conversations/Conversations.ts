@@ -1,6 +1,6 @@
 /**
- * Conversations (D26-D28) with the assignment rules of `AssignmentRules` applied on create and on every
- * reassignment, and one event per changed aspect (D34, D35).
+ * Conversations with the assignment rules of `AssignmentRules` applied on create and on every
+ * reassignment, and one event per changed aspect.
  */
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"

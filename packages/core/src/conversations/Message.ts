@@ -25,19 +25,19 @@ export class Message extends Model.Class<Message>("Message")({
   bcc: Schema.Array(Schema.String),
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
-  /** Read-only: the sources of an AI agent's reply (D53); `[]` on every other message. */
+  /** Read-only: the sources of an AI agent's reply; `[]` on every other message. */
   citations: Schema.Array(Citation).annotate({
     description: "Read-only. The sources of an AI agent's reply, best first; empty on every other message."
   }),
   created_at: Timestamp
 }) {}
 
-/** 1 MiB of content (D33). */
+/** 1 MiB of content. */
 export const MAX_CONTENT_LENGTH = 1_048_576
 /** An addressing list: at most 100 entries of at most 320 characters (the longest an address can be). */
 const Addresses = Schema.Array(BoundedString(320)).check(Schema.isMaxLength(100))
 
-/** `POST /conversations/{id}/messages` (D29): `sender_id` is required except for system messages. */
+/** `POST /conversations/{id}/messages`: `sender_id` is required except for system messages. */
 export class CreateMessage extends Model.Class<CreateMessage>("CreateMessage")({
   sender_type: SenderType,
   sender_id: Schema.optionalKey(Schema.NullOr(Uuid)),
@@ -50,7 +50,7 @@ export class CreateMessage extends Model.Class<CreateMessage>("CreateMessage")({
   sent_at: Schema.optionalKey(Timestamp)
 }) {}
 
-/** `GET /messages` (D19). */
+/** `GET /messages`. */
 export class ListMessages extends Model.Class<ListMessages>("ListMessages")({
   ...PageRequest.fields,
   sender_type: Schema.optionalKey(SenderType),

@@ -1,7 +1,7 @@
 /**
- * Messages (D28, D29). A message moves its conversation's `last_message_at` and, for the first public reply of a
+ * Messages. A message moves its conversation's `last_message_at` and, for the first public reply of a
  * user or agent, `first_response_at`; a customer's message marks the customer seen. Customer, user and agent
- * messages record their events (D34, D53); a customer message an AI agent answers enqueues its reply job (D53).
+ * messages record their events; a customer message an AI agent answers enqueues its reply job.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AgentRepo } from "../agents/AgentRepo.js"
@@ -26,7 +26,7 @@ import { type CreateMessage, type ListMessages, Message } from "./Message.js"
 /** Every operation here acts on conversations: their abilities, or the broad ones, allow it. */
 const { canRead, canWrite } = accessTo("conversations")
 
-/** The event of each sender's message (D34, D53); system messages record none, as no event type covers them. */
+/** The event of each sender's message; system messages record none, as no event type covers them. */
 const eventTypes: Record<Message["sender_type"], EventType | null> = {
   customer: "conversation.customer.message.created",
   user: "conversation.user.message.created",
@@ -34,7 +34,7 @@ const eventTypes: Record<Message["sender_type"], EventType | null> = {
   system: null
 }
 
-/** Messages are listed by `sent_at` (D18); they are never edited, so sync follows `created_at` (D52). */
+/** Messages are listed by `sent_at`; they are never edited, so sync follows `created_at`. */
 const messageKey = (m: Message): SortKey => ({ newest: m.sent_at, updated: m.created_at, id: m.id })
 
 export class Messages extends Context.Service<Messages>()("@support-engine/core/Messages", {
@@ -50,7 +50,7 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
     const replies = yield* ReplyJobs
     const signal = yield* ReplySignal
 
-    /** The sender must exist in the workspace; a customer sender must be the conversation's customer (D29). */
+    /** The sender must exist in the workspace; a customer sender must be the conversation's customer. */
     const checkSender = (workspaceId: WorkspaceId, conversation: Conversation, input: CreateMessage) =>
       Effect.gen(function*() {
         const senderId = input.sender_id ?? null
@@ -75,7 +75,7 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
       })
 
     /**
-     * Whether the conversation's assignee is an agent that answers this message by itself (D53): a public customer
+     * Whether the conversation's assignee is an agent that answers this message by itself: a public customer
      * message in an open, non-spam conversation assigned to an active, non-copilot agent with `auto_reply`.
      */
     const answeringAgent = (workspaceId: WorkspaceId, conversation: Conversation, message: Message) =>
@@ -88,8 +88,8 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
       })
 
     /**
-     * Stores a message in the caller's transaction with everything it implies (D28, D34): the conversation's
-     * times, the customer seen, its event, and a reply job when an agent answers it (D53). For the engine's own
+     * Stores a message in the caller's transaction with everything it implies: the conversation's
+     * times, the customer seen, its event, and a reply job when an agent answers it. For the engine's own
      * writers (the reply loop); it checks no ability or sender. True when a reply job was enqueued.
      */
     const append = Tracing.fn("Messages.append")(
@@ -154,7 +154,7 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
           created_at: at
         })
         const { enqueued } = yield* append(workspaceId, conversation, message)
-        // After the outermost commit, so the woken worker finds the job: an idempotency key's transaction (D52)
+        // After the outermost commit, so the woken worker finds the job: an idempotency key's transaction
         // may enclose this one.
         if (enqueued) yield* afterCommit(signal.notify)
         return message

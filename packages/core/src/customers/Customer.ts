@@ -34,20 +34,20 @@ const fields = {
   company_id: Schema.optionalKey(Schema.NullOr(CompanyId))
 }
 
-/** `POST /customers` (D24): at least one of email, first_name, phone (checked by the service). */
+/** `POST /customers`: at least one of email, first_name, phone (checked by the service). */
 export class CreateCustomer extends Model.Class<CreateCustomer>("CreateCustomer")(fields) {}
 
-/** `PUT /customers/{id}`: present fields change, absent ones stay (D22). */
+/** `PUT /customers/{id}`: present fields change, absent ones stay. */
 export class UpdateCustomer extends Model.Class<UpdateCustomer>("UpdateCustomer")(fields) {}
 
-/** `GET /customers` (D16, D19): `email` is an exact match (case-insensitive), `company_id` a company. */
+/** `GET /customers`: `email` is an exact match (case-insensitive), `company_id` a company. */
 export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
   ...PageRequest.fields,
   email: Schema.optionalKey(BoundedString(255)),
   company_id: Schema.optionalKey(CompanyId),
-  /** Search names, email and phone (D52): every word as a prefix, case-insensitive, best match first. */
+  /** Search names, email and phone: every word as a prefix, case-insensitive, best match first. */
   q: Schema.optionalKey(SearchText)
 }) {}
 
-/** Emails are unique per workspace regardless of case (D24). */
+/** Emails are unique per workspace regardless of case. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()

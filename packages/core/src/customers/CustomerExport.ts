@@ -1,5 +1,5 @@
 /**
- * A customer's personal data in one answer (D59): the customer, each of their conversations, and each
+ * A customer's personal data in one answer: the customer, each of their conversations, and each
  * conversation's messages oldest first. It reads in one transaction, so the parts agree with each other even while
  * messages are being posted. It needs only the customers read ability: what it returns is the customer's own.
  */

@@ -1,4 +1,4 @@
-/** Storage port for customers. Every method is scoped by workspace (D11). */
+/** Storage port for customers. Every method is scoped by workspace. */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { CompanyId, CustomerId, WorkspaceId } from "../shared/Ids.js"
@@ -8,7 +8,7 @@ import type { Customer } from "./Customer.js"
 export interface CustomerFilter {
   readonly email?: string | undefined
   readonly company_id?: CompanyId | undefined
-  /** Search words (`searchTerms`): matches only, best first (D52). */
+  /** Search words (`searchTerms`): matches only, best first. */
   readonly terms?: ReadonlyArray<string> | undefined
 }
 
@@ -41,7 +41,7 @@ export class CustomerRepo extends Context.Service<CustomerRepo, {
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
   readonly delete: (workspaceId: WorkspaceId, id: CustomerId) => Effect.Effect<boolean, PersistenceError>
-  /** Newest first (D18); unfiltered total from the counter, filtered totals through the filter's index. */
+  /** Newest first; unfiltered total from the counter, filtered totals through the filter's index. */
   readonly list: (
     workspaceId: WorkspaceId,
     filter: CustomerFilter,

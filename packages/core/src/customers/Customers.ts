@@ -1,6 +1,6 @@
 /**
- * Customers (D24). Ability and workspace checks as everywhere (D10, D11); every change records its
- * `customer.*` event in the same transaction (D34, D35).
+ * Customers. Ability and workspace checks as everywhere; every change records its
+ * `customer.*` event in the same transaction.
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { CompanyRepo } from "../companies/CompanyRepo.js"
@@ -133,7 +133,7 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
       }
     )
 
-    /** Deletes the customer; its conversations and messages are kept (D24). */
+    /** Deletes the customer; its conversations and messages are kept. */
     const remove = Tracing.fn("Customers.delete")(function*(id: CustomerId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {

@@ -1,5 +1,5 @@
 /**
- * Recorded events (D34, D35, D44, D45): what webhooks deliver and `GET /events` lists.
+ * Recorded events: what webhooks deliver and `GET /events` lists.
  */
 import { Schema } from "effect"
 import { EventId } from "../shared/Ids.js"
@@ -16,7 +16,7 @@ export const EventType = Schema.Literals([
   "conversation.tags.updated",
   "conversation.customer.message.created",
   "conversation.user.message.created",
-  // The AI reply loop (D53): an agent's reply, and a handoff to a person with its reason.
+  // The AI reply loop: an agent's reply, and a handoff to a person with its reason.
   "conversation.agent.message.created",
   "conversation.escalated",
   "customer.created",
@@ -29,7 +29,7 @@ export const EventType = Schema.Literals([
   "training.updated",
   "training.deleted",
   "training.agent.assigned",
-  // Webhook operations (D52): a test delivery to one webhook (not in the event log), and a deactivation.
+  // Webhook operations: a test delivery to one webhook (not in the event log), and a deactivation.
   "webhook.ping",
   "webhook.deactivated"
 ])

@@ -1,6 +1,6 @@
 /**
- * Recording events in the caller's transaction (D34, D44) and reading the event log (D45). Recording an event also
- * enqueues it for its webhook deliveries, in the same transaction (D37); the dispatcher makes them (issue 16 item 2).
+ * Recording events in the caller's transaction and reading the event log. Recording an event also
+ * enqueues it for its webhook deliveries, in the same transaction; the dispatcher makes them (issue 16 item 2).
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"
@@ -18,7 +18,7 @@ import { Outbox } from "./Outbox.js"
 /** Every operation here acts on events: their abilities, or the broad ones, allow it. */
 const { canRead } = accessTo("events")
 
-/** `GET /events` query, typed (D45). `after` switches to oldest-first incremental sync. */
+/** `GET /events` query, typed. `after` switches to oldest-first incremental sync. */
 export class ListEvents extends Model.Class<ListEvents>("ListEvents")({
   ...PageRequest.fields,
   event: Schema.optionalKey(EventType),
@@ -33,7 +33,7 @@ export class Events extends Context.Service<Events>()("@support-engine/core/Even
 
     /**
      * Appends one event, attributed to the current principal's actor, to the outbox, and enqueues it for delivery
-     * to the workspace's subscribed webhooks. Callers run it inside their change's transaction (D34).
+     * to the workspace's subscribed webhooks. Callers run it inside their change's transaction.
      */
     const record = Tracing.fn("Events.record")(
       function*(event: EventType, data: EventData): Effect.fn.Return<Event, PersistenceError, Principal> {
@@ -81,6 +81,6 @@ export class Events extends Context.Service<Events>()("@support-engine/core/Even
   static readonly layer = Layer.effect(this, this.make)
 }
 
-/** Encodes a model to the JSON the API returns, for event data (D35). */
+/** Encodes a model to the JSON the API returns, for event data. */
 export const encodeData = <A, I extends EventData>(schema: Schema.Codec<A, I>, value: A): EventData =>
   Schema.encodeSync(schema)(value)

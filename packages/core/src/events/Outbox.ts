@@ -1,6 +1,6 @@
 /**
  * The event outbox port. `append` runs inside the caller's transaction, so an event exists exactly when
- * its change does (D34). Reads serve the event log (D45).
+ * its change does. Reads serve the event log.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"

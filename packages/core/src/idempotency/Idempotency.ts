@@ -19,7 +19,7 @@ import { now } from "../shared/Timestamp.js"
 import { Transactor } from "../shared/Transactor.js"
 import { IdempotencyStore, type IdempotentOutcome } from "./IdempotencyStore.js"
 
-/** How long a key is kept (D52). */
+/** How long a key is kept. */
 export const IDEMPOTENCY_KEY_TTL = Duration.hours(24)
 
 /**
@@ -29,7 +29,7 @@ export const IDEMPOTENCY_KEY_TTL = Duration.hours(24)
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
   digest(`${method.toUpperCase()} ${path}\n${body === undefined ? "" : JSON.stringify(body)}`)
 
-/** A key: 1 to 255 characters (D52). */
+/** A key: 1 to 255 characters. */
 export const IdempotencyKey = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
 
 /** How a keyed request ended: run now (`fresh`, with the caller's own value) or answered from the record. */

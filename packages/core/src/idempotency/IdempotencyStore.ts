@@ -1,4 +1,4 @@
-/** Storage port of idempotency keys (D52): one recorded outcome per workspace and key, kept 24 hours. */
+/** Storage port of idempotency keys: one recorded outcome per workspace and key, kept 24 hours. */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { WorkspaceId } from "../shared/Ids.js"

@@ -80,7 +80,7 @@ export class TranslationInput extends Model.Class<TranslationInput>("Translation
   ...translationFields
 }) {}
 
-/** `POST /kb-articles` (D32): at least one translation, one per locale. */
+/** `POST /kb-articles`: at least one translation, one per locale. */
 export class CreateArticle extends Model.Class<CreateArticle>("CreateArticle")({
   category_id: Schema.optionalKey(Schema.NullOr(ArticleCategoryId)),
   position: Schema.optionalKey(Schema.NullOr(Position)),
@@ -89,14 +89,14 @@ export class CreateArticle extends Model.Class<CreateArticle>("CreateArticle")({
   translations: Schema.Array(TranslationInput).check(Schema.isMinLength(1), Schema.isMaxLength(100))
 }) {}
 
-/** `PUT /kb-articles/{id}` (D32): category, position, status. */
+/** `PUT /kb-articles/{id}`: category, position, status. */
 export class UpdateArticle extends Model.Class<UpdateArticle>("UpdateArticle")({
   category_id: Schema.optionalKey(Schema.NullOr(ArticleCategoryId)),
   position: Schema.optionalKey(Schema.NullOr(Position)),
   status: Schema.optionalKey(ArticleStatus)
 }) {}
 
-/** `PUT /kb-articles/{id}/translations/{locale}` (D32): creates the translation, or revises and updates it. */
+/** `PUT /kb-articles/{id}/translations/{locale}`: creates the translation, or revises and updates it. */
 export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation")({
   title: Schema.optionalKey(Title),
   ...translationFields
@@ -105,7 +105,7 @@ export class PutTranslation extends Model.Class<PutTranslation>("PutTranslation"
 export class ListArticles extends Model.Class<ListArticles>("ListArticles")({
   ...PageRequest.fields,
   status: Schema.optionalKey(ArticleStatus),
-  /** Search the title, excerpt and content of every translation (D52): every word as a prefix, best first. */
+  /** Search the title, excerpt and content of every translation: every word as a prefix, best first. */
   q: Schema.optionalKey(SearchText)
 }) {}
 

@@ -1,4 +1,4 @@
-/** Storage port for knowledge-base articles, translations and revisions. Scoped by workspace (D11). */
+/** Storage port for knowledge-base articles, translations and revisions. Scoped by workspace. */
 import { Context, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { ArticleId, RevisionId, WorkspaceId } from "../shared/Ids.js"
@@ -46,7 +46,7 @@ export class ArticleRepo extends Context.Service<ArticleRepo, {
     workspaceId: WorkspaceId,
     filter: {
       readonly status?: typeof ArticleStatus.Type | undefined
-      /** Search words: articles with a matching translation, best first (D52). */
+      /** Search words: articles with a matching translation, best first. */
       readonly terms?: ReadonlyArray<string> | undefined
     },
     slice: SliceRequest

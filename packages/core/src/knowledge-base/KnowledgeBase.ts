@@ -1,5 +1,5 @@
 /**
- * The knowledge base (D32): articles with translations, a revision saved before every change of a translation's
+ * The knowledge base: articles with translations, a revision saved before every change of a translation's
  * text, and restore. Articles record no events (D34 lists none).
  */
 import { Context, type DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -198,7 +198,7 @@ export class KnowledgeBase extends Context.Service<KnowledgeBase>()("@support-en
 
     /**
      * Creates the locale's translation, or saves its current title, content and excerpt as a revision and then updates
-     * it (D32). A change of SEO fields or slug alone updates without a revision: the revision keeps the text.
+     * it. A change of SEO fields or slug alone updates without a revision: the revision keeps the text.
      */
     const putTranslation = Tracing.fn("KnowledgeBase.putTranslation")(
       function*(id: ArticleId, locale: string, input: PutTranslation) {

@@ -1,5 +1,5 @@
 /**
- * List cursors (D52): an opaque token naming the last row a client has seen, so that the next page starts after
+ * List cursors: an opaque token naming the last row a client has seen, so that the next page starts after
  * that row by key (keyset) instead of by offset. Rows inserted or deleted meanwhile cannot shift it.
  *
  * The token is base64url of a small JSON object. Opaque means clients must not build or read it; it is not a
@@ -10,8 +10,8 @@ import { Base64Url } from "effect/encoding"
 import { ValidationError } from "./Errors.js"
 
 /**
- * Which order a listing runs in: `newest` is the default order of every list (D18: newest first by its time
- * column, then id); `updated` is the sync order of `updated_since` (oldest first by `updated_at`, then id).
+ * Which order a listing runs in: `newest` is the default order of every list (newest first by its time column,
+ * then id); `updated` is the sync order of `updated_since` (oldest first by `updated_at`, then id).
  */
 export type ListOrder = "newest" | "updated"
 
@@ -39,7 +39,7 @@ export const encodeCursor = (position: Position): string =>
 
 const invalid = ValidationError.field("cursor", "must be a cursor from a previous answer")
 
-/** The position a token names; any token this engine did not make is a 422 on `cursor` (D13). */
+/** The position a token names; any token this engine did not make is a 422 on `cursor`. */
 export const decodeCursor = (token: string): Effect.Effect<Position, ValidationError> => {
   const text = Base64Url.decodeString(token)
   if (Result.isFailure(text)) return Effect.fail(invalid)

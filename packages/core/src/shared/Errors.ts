@@ -1,5 +1,5 @@
 /**
- * Every expected failure of the engine (D12-D15). Each class states, once, what an adapter needs to render it:
+ * Every expected failure of the engine. Each class states, once, what an adapter needs to render it:
  * `status` and `code` (null where the contract has none) as static fields, which the HTTP package reads for its
  * error bodies, OpenAPI schemas and client decoding, and on every instance for in-process callers; and a
  * human-readable `message`. Plain numbers and strings: core knows no HTTP library (docs/decisions.md).
@@ -16,7 +16,7 @@ const messageOr = (message: string) =>
     Schema.withDecodingDefaultType(Effect.succeed(message))
   )
 
-/** The message of every 500 that has no message of its own: no stack, SQL or internal name (D12). */
+/** The message of every 500 that has no message of its own: no stack, SQL or internal name. */
 export const INTERNAL_ERROR_MESSAGE = "Internal server error."
 
 /** 401: missing, malformed, unknown, expired or revoked token. */
@@ -30,7 +30,7 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
 }
 
 /**
- * 403: the token is valid but lacks the ability the operation needs (D10, D58). The message names the resource's
+ * 403: the token is valid but lacks the ability the operation needs. The message names the resource's
  * ability and the broad one that would also allow it; the typed client makes it from the `message` it received.
  */
 export class InsufficientAbility extends Schema.TaggedError<InsufficientAbility>()("InsufficientAbility", {
@@ -46,7 +46,7 @@ export class InsufficientAbility extends Schema.TaggedError<InsufficientAbility>
   }
 }
 
-/** 403: blocked by a business rule, for instance a protected copilot agent (D23). */
+/** 403: blocked by a business rule, for instance a protected copilot agent. */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { message: Schema.String }) {
   static readonly status = 403
   static readonly code = "FORBIDDEN"
@@ -55,7 +55,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { me
 }
 
 /**
- * 404: missing, or in another workspace: the two are indistinguishable (D11). Made from the `resource` name
+ * 404: missing, or in another workspace: the two are indistinguishable. Made from the `resource` name
  * ("Agent not found."); the typed client makes it from the `message` it received.
  */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {
@@ -68,17 +68,17 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { messa
   }
 }
 
-/** Field name (request names, nested with dots: `agent_ids.0`) to its messages (D13). */
+/** Field name (request names, nested with dots: `agent_ids.0`) to its messages. */
 export const FieldErrors = Schema.Record(Schema.String, Schema.Array(Schema.String))
 export type FieldErrors = typeof FieldErrors.Type
 
-/** 422: body, query or path validation failed (D13). */
+/** 422: body, query or path validation failed. */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
   errors: FieldErrors
 }) {
   static readonly status = 422
   static readonly code = null
-  /** The one message of every validation failure (D13). */
+  /** The one message of every validation failure. */
   static readonly summary = "The given data was invalid." as const
   readonly status = ValidationError.status
   readonly code = ValidationError.code
@@ -91,7 +91,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   }
 }
 
-/** 400: a message sender that is not in the workspace or not allowed for the conversation (D29). */
+/** 400: a message sender that is not in the workspace or not allowed for the conversation. */
 export class InvalidSender extends Schema.TaggedError<InvalidSender>()("InvalidSender", { message: Schema.String }) {
   static readonly status = 400
   static readonly code = "INVALID_SENDER"
@@ -99,7 +99,7 @@ export class InvalidSender extends Schema.TaggedError<InvalidSender>()("InvalidS
   readonly code = InvalidSender.code
 }
 
-/** 400: an assignee id that names no user or agent of the workspace (D27). */
+/** 400: an assignee id that names no user or agent of the workspace. */
 export class InvalidAssignee
   extends Schema.TaggedError<InvalidAssignee>()("InvalidAssignee", { message: Schema.String })
 {
@@ -109,7 +109,7 @@ export class InvalidAssignee
   readonly code = InvalidAssignee.code
 }
 
-/** 400: an assignee type or agent the conversation's channel rules refuse (D27). */
+/** 400: an assignee type or agent the conversation's channel rules refuse. */
 export class InvalidAssigneeType
   extends Schema.TaggedError<InvalidAssigneeType>()("InvalidAssigneeType", { message: Schema.String })
 {
@@ -119,7 +119,7 @@ export class InvalidAssigneeType
   readonly code = InvalidAssigneeType.code
 }
 
-/** 400: an unsupported training data type (D30). */
+/** 400: an unsupported training data type. */
 export class InvalidType extends Schema.TaggedError<InvalidType>()("InvalidType", { message: Schema.String }) {
   static readonly status = 400
   static readonly code = "INVALID_TYPE"
@@ -127,7 +127,7 @@ export class InvalidType extends Schema.TaggedError<InvalidType>()("InvalidType"
   readonly code = InvalidType.code
 }
 
-/** 400: an agent in `agent_ids` that is missing or outside the workspace (D30). */
+/** 400: an agent in `agent_ids` that is missing or outside the workspace. */
 export class InvalidAgent extends Schema.TaggedError<InvalidAgent>()("InvalidAgent", { message: Schema.String }) {
   static readonly status = 400
   static readonly code = "INVALID_AGENT"
@@ -135,7 +135,7 @@ export class InvalidAgent extends Schema.TaggedError<InvalidAgent>()("InvalidAge
   readonly code = InvalidAgent.code
 }
 
-/** 422 (standard envelope): url training must go through `POST /training-data/url/process` (D30). */
+/** 422 (standard envelope): url training must go through `POST /training-data/url/process`. */
 export class UrlDiscoveryRequired extends Schema.TaggedError<UrlDiscoveryRequired>()("UrlDiscoveryRequired", {
   message: messageOr("URL training data must be created through the URL process endpoint.")
 }) {
@@ -145,7 +145,7 @@ export class UrlDiscoveryRequired extends Schema.TaggedError<UrlDiscoveryRequire
   readonly code = UrlDiscoveryRequired.code
 }
 
-/** 422 (standard envelope): a URL process request held no valid URL (D30). */
+/** 422 (standard envelope): a URL process request held no valid URL. */
 export class NoUrlsProvided extends Schema.TaggedError<NoUrlsProvided>()("NoUrlsProvided", {
   message: messageOr("No valid URLs were provided.")
 }) {
@@ -155,7 +155,7 @@ export class NoUrlsProvided extends Schema.TaggedError<NoUrlsProvided>()("NoUrls
   readonly code = NoUrlsProvided.code
 }
 
-/** 422 business-state failure, body `{"success": false, "message"}` (D14): not retryable until state changes. */
+/** 422 business-state failure, body `{"success": false, "message"}`: not retryable until state changes. */
 export class BusinessStateError extends Schema.TaggedError<BusinessStateError>()("BusinessStateError", {
   message: Schema.String
 }) {
@@ -202,7 +202,7 @@ export class PersistenceError extends Schema.TaggedError<PersistenceError>()("Pe
   }
 }
 
-/** 412 PRECONDITION_FAILED (D52): `If-Match` names a version that is no longer current; nothing was changed. */
+/** 412 PRECONDITION_FAILED: `If-Match` names a version that is no longer current; nothing was changed. */
 export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
   message: messageOr("The resource has changed since the version given in If-Match.")
 }) {
@@ -212,7 +212,7 @@ export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()
   readonly code = PreconditionFailed.code
 }
 
-/** 422 IDEMPOTENCY_KEY_REUSED (D52): the key was first used with another request. */
+/** 422 IDEMPOTENCY_KEY_REUSED: the key was first used with another request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
   message: messageOr("This Idempotency-Key was already used with a different request.")
 }) {
@@ -222,7 +222,7 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
   readonly code = IdempotencyKeyReused.code
 }
 
-/** 409 IDEMPOTENCY_KEY_IN_USE (D52): the first request with this key is still running. */
+/** 409 IDEMPOTENCY_KEY_IN_USE: the first request with this key is still running. */
 export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {
   message: messageOr("A request with this Idempotency-Key is still in progress; retry later.")
 }) {
@@ -254,7 +254,7 @@ export type EngineError =
   | IdempotencyKeyReused
   | IdempotencyKeyInUse
 
-/** A repository lookup that must find its row: `None` becomes `NotFound` for `resource` (D11). */
+/** A repository lookup that must find its row: `None` becomes `NotFound` for `resource`. */
 export const orNotFound = (resource: string) =>
 <A, E, R>(
   self: Effect.Effect<Option.Option<A>, E, R>

@@ -1,5 +1,5 @@
 /**
- * Ids and secrets come from this service (D4, D5), never from `crypto.randomUUID()` at call sites,
+ * Ids and secrets come from this service, never from `crypto.randomUUID()` at call sites,
  * so a test can make them deterministic.
  */
 import { Clock, Context, Effect, Layer, Random } from "effect"
@@ -53,8 +53,8 @@ const monotonic = (random: (size: number) => Effect.Effect<Uint8Array>): Effect.
 const cryptoBytes = (size: number) => Effect.sync(() => new Uint8Array(randomBytes(size)))
 
 /**
- * Random bytes for ids, cut from a pool refilled 4 KiB at a time, as the `uuid` package does: `randomBytes(10)`
- * cost 2.4-3 µs per call here against 0.1 (docs/performance.md), and every request id and created record draws
+ * Random bytes for ids, cut from a pool refilled 4 KiB at a time, as the `uuid` package does: a `randomBytes` call
+ * per id costs many times a slice of the pool (docs/performance.md), and every request id and created record draws
  * one. Secrets keep `randomBytes` of their own.
  */
 const pooledBytes = (() => {

@@ -1,8 +1,8 @@
 /**
- * Id streams, for `IdGenerator.Deterministic` alone (D4): ids that depend on which fiber draws them and how many it
+ * Id streams, for `IdGenerator.Deterministic` alone: ids that depend on which fiber draws them and how many it
  * drew before, never on the order in which concurrent fibers happen to draw. One shared sequence made the ids of the
  * request fiber, the dispatcher and the workers follow the order in which their database answers came back, which
- * on PostgreSQL varies from run to run (issue 19).
+ * on PostgreSQL varies from run to run.
  *
  * Each background loop names its stream (`withIdStream`), the simulator names one per step; a fiber inherits its
  * parent's. The production generator never reads the name, so naming costs a hosted engine one context entry per
@@ -50,7 +50,7 @@ export interface IdStreams {
   /**
    * Marks a point where the engine is quiet (the simulator calls it before each step). Ids drawn after it sort after
    * every id drawn before it, whatever their streams: the turn is the top of the random part, so within one
-   * millisecond a later turn's ids are larger. Readers that go on "after the last id seen" (the event log, D45) then
+   * millisecond a later turn's ids are larger. Readers that go on "after the last id seen" (the event log) then
    * miss nothing a later step records in the same millisecond.
    *
    * Within the turn, the ids of `leader` (the step's own stream) sort before those of the other streams in the same

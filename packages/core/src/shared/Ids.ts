@@ -1,5 +1,5 @@
 /**
- * Branded UUID identifiers (D5). Any UUID is accepted on input; the engine generates UUIDv7.
+ * Branded UUID identifiers. Any UUID is accepted on input; the engine generates UUIDv7.
  */
 import { Schema } from "effect"
 

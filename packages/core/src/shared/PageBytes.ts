@@ -1,5 +1,5 @@
 /**
- * The byte budget of a list page (issue 16, docs/limits.md). Items are bounded one by one, but a page of 100 messages
+ * The byte budget of a list page (docs/limits.md). Items are bounded one by one, but a page of 100 messages
  * of 1 MiB each, or of articles with 100 translations, or of events carrying them, would still be hundreds of MB of
  * JSON. A page stops before the item that would take it past `PAGE_BYTE_BUDGET`; it always holds at least one item.
  */
@@ -67,7 +67,7 @@ export const approximateJsonBytes = (value: unknown): number => jsonBytesBy(valu
 /**
  * How many of `items`, from the first, fit in `budget` bytes; at least one when there is one. A page whose strings
  * could not exceed the budget even at 6 bytes a character is whole without counting them character by character:
- * that is nearly every page, and counting every character was about 2 % of a list request (a CPU profile).
+ * that is nearly every page, and counting every character would be a visible part of every list request.
  */
 export const fittingCount = <A>(items: ReadonlyArray<A>, budget: number = PAGE_BYTE_BUDGET): number => {
   let bound = 0

@@ -1,9 +1,9 @@
 /**
- * Page requests and pages (D16-D18, D52). `links` are an HTTP concern (absolute URLs) and added by the adapter;
+ * Page requests and pages. `links` are an HTTP concern (absolute URLs) and added by the adapter;
  * `meta` is computed here so in-process callers see the same numbers.
  *
- * A list runs in one of two modes. Page numbers (D16): `page` and `per_page`, newest first, with totals. Keyset
- * (D52): a `cursor` from a previous answer's `meta.next_cursor`, or `updated_since` for sync (oldest first by
+ * A list runs in one of two modes. Page numbers: `page` and `per_page`, newest first, with totals. Keyset:
+ * a `cursor` from a previous answer's `meta.next_cursor`, or `updated_since` for sync (oldest first by
  * `updated_at`, then id); each page starts strictly after the last row of the previous one, so rows inserted or
  * deleted meanwhile never make a row appear twice or be skipped, and a page costs its size at any depth. Keyset
  * pages carry no totals (counting would cost the whole table on every page); their page-number fields are null.
@@ -18,11 +18,11 @@ import { fittingCount } from "./PageBytes.js"
 import type { SliceRequest } from "./Repository.js"
 import { Timestamp } from "./Timestamp.js"
 
-/** The highest page number a list accepts (D49): a deeper offset is a scan no client needs; cursors go further. */
+/** The highest page number a list accepts: a deeper offset is a scan no client needs; cursors go further. */
 export const MAX_PAGE = 1_000_000
 
 /**
- * A query integer (D49): decimal digits only. `Schema.NumberFromString` takes anything `Number()` reads (`0x10`,
+ * A query integer: decimal digits only. `Schema.NumberFromString` takes anything `Number()` reads (`0x10`,
  * `1e1`, `+5`, `5.0`), which a client must not rely on, and `1e15` passed its integer check.
  */
 export const DecimalInt = Schema.String.check(
@@ -33,9 +33,9 @@ export const PageNumber = DecimalInt.check(Schema.isInt(), Schema.isBetween({ mi
 /** A cursor as clients send it back: opaque, and never longer than what the engine makes. */
 export const CursorToken = Schema.String.check(Schema.isMaxLength(512))
 
-/** `page`, `per_page`, `cursor` and `updated_since` as typed values (D16, D52). */
+/** `page`, `per_page`, `cursor` and `updated_since` as typed values. */
 export class PageRequest extends Model.Class<PageRequest>("PageRequest")({
-  /** Absent means 1; sent together with `cursor` or `updated_since`, a 422 (D52). */
+  /** Absent means 1; sent together with `cursor` or `updated_since`, a 422. */
   page: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_PAGE }))),
   per_page: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })).pipe(Model.withDefault(() => 15)),
   cursor: Schema.optionalKey(CursorToken),
@@ -54,7 +54,7 @@ export class PageMeta extends Model.Class<PageMeta>("PageMeta")({
   per_page: Schema.Int,
   to: Schema.NullOr(Schema.Int),
   total: Schema.NullOr(Schema.Int),
-  /** Where the next page starts (D52); null on the last page. */
+  /** Where the next page starts; null on the last page. */
   next_cursor: Schema.NullOr(Schema.String),
   /**
    * Present (true) when the page holds fewer than `per_page` items because the next one would have taken it past the
@@ -68,7 +68,7 @@ export interface Page<A> {
   readonly meta: PageMeta
 }
 
-/** A row's place in both orders: its list's time column (D18), its `updated_at`, and its id. */
+/** A row's place in both orders: its list's time column, its `updated_at`, and its id. */
 export interface SortKey {
   readonly newest: DateTime.Utc
   readonly updated: DateTime.Utc
@@ -100,7 +100,7 @@ const rankedWithKeyset = ValidationError.field(
 )
 
 /**
- * Checks the mode of a list request and plans its read (D16, D52). A `ranked` list (a search, `q`) is ordered by
+ * Checks the mode of a list request and plans its read. A `ranked` list (a search, `q`) is ordered by
  * relevance, which has no keyset: it takes page numbers only and answers no cursor.
  */
 export const planList = (
@@ -164,7 +164,7 @@ export const planList = (
     }
   })
 
-/** A page of `data` out of `total` items; a page past the end is empty (D16). */
+/** A page of `data` out of `total` items; a page past the end is empty. */
 export const makePage = <A>(
   data: ReadonlyArray<A>,
   total: number,

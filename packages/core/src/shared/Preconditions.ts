@@ -1,5 +1,5 @@
 /**
- * Optimistic concurrency (D52): every single resource has an entity tag, and a write that names the tag it was
+ * Optimistic concurrency: every single resource has an entity tag, and a write that names the tag it was
  * based on (`If-Match`) fails with `PreconditionFailed` when the resource has changed since, changing nothing.
  *
  * The tag is a hash of the resource as the API returns it, so it changes whenever anything a client can see

@@ -1,7 +1,7 @@
 /**
- * The caller of an operation: its workspace, its abilities and the actor recorded on events (D9-D11, D44).
+ * The caller of an operation: its workspace, its abilities and the actor recorded on events.
  * Every service operation reads the principal from the context and checks ability and scope itself,
- * so in-process callers get exactly the HTTP rules (D3).
+ * so in-process callers get exactly the HTTP rules.
  */
 import { Context, Effect, Schema } from "effect"
 import { InsufficientAbility } from "./Errors.js"
@@ -75,7 +75,7 @@ export const abilitiesAllowing = (requirement: Requirement): ReadonlyArray<Abili
   return [...narrow, broadAbility("read"), broadAbility("write")]
 }
 
-/** Who caused a change (D44). */
+/** Who caused a change. */
 export class Actor extends Model.Class<Actor>("Actor")({
   type: Schema.Literals(["api_token", "user", "agent", "system"]),
   id: Schema.NullOr(Uuid)

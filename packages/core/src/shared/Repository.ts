@@ -4,7 +4,7 @@ import type { ListOrder } from "./Cursor.js"
 import type { PageRequest } from "./Pagination.js"
 
 /**
- * A window of rows of a list query read by index (D18, D52): `LIMIT`/`OFFSET` in the list's order, or, for a
+ * A window of rows of a list query read by index: `LIMIT`/`OFFSET` in the list's order, or, for a
  * keyset page, the rows strictly after `after` in `order` (offset 0).
  */
 export interface SliceRequest {
@@ -30,7 +30,7 @@ export interface Slice<A> {
 }
 
 /**
- * The one way a repository reports a unique conflict (issue 14): a write hit a unique index. `key` names the index as
+ * The one way a repository reports a unique conflict: a write hit a unique index. `key` names the index as
  * `<table>.<columns>` (`agents.slug`, `customers.email`, `kb_article_translations.locale_slug`); the port says which
  * keys a method can hit, and the service decides what the conflict means (a retry, or a 422 on a field). The index is
  * the backstop: services check first, so this only happens when a concurrent transaction got there first.

@@ -1,5 +1,5 @@
 /**
- * `q` on lists (D52): the words of a query, for the storage adapters' full-text indexes. A word is a run of
+ * `q` on lists: the words of a query, for the storage adapters' full-text indexes. A word is a run of
  * letters or digits, lower-cased; every word must match, each as a prefix (`ada` finds `Adams`). Anything else in
  * the query (quotes, operators, punctuation) only separates words, so no query can change the search syntax.
  */

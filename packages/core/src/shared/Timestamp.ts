@@ -1,21 +1,21 @@
 /**
- * Timestamps (D6): RFC 3339 in UTC with milliseconds and a numeric offset, `2026-11-21T15:07:00.123+00:00`.
+ * Timestamps: RFC 3339 in UTC with milliseconds and a numeric offset, `2026-11-21T15:07:00.123+00:00`.
  * In memory a timestamp is a `DateTime.Utc`; this schema is its wire form.
  */
 import { DateTime, Effect, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /**
- * Formats a `DateTime` the way every response and webhook body shows it (D6).
+ * Formats a `DateTime` the way every response and webhook body shows it.
  *
  * Straight from `epochMilliseconds`: `DateTime.toUtc` builds a new `DateTime` even for one that is already UTC, and
- * with `formatIso` and a regular expression that cost 1.3 µs per timestamp against 0.5 here. A list page formats
- * 60 (docs/performance.md). `toISOString` always ends in `Z`.
+ * with `formatIso` and a regular expression that path is the slower one, on every timestamp of every list page
+ * (docs/performance.md). `toISOString` always ends in `Z`.
  */
 export const formatTimestamp = (dt: DateTime.DateTime): string =>
   `${new Date(dt.epochMilliseconds).toISOString().slice(0, -1)}+00:00`
 
 /**
- * RFC 3339's `date-time` (D49): full date, time, and a zone (`Z` or an offset). `Date` parsing alone accepts
+ * RFC 3339's `date-time`: full date, time, and a zone (`Z` or an offset). `Date` parsing alone accepts
  * `Jan 2 2026`, zone-less times read in the server's own zone, and rolls `2026-02-30` over to March.
  */
 const RFC_3339 =
@@ -32,8 +32,8 @@ const isRfc3339 = (s: string): boolean => {
 const notRfc3339 = () => new SchemaIssue.InvalidValue({ message: "must be an RFC 3339 date-time" })
 
 /**
- * Accepts an RFC 3339 date-time with a time zone, normalised to UTC; encodes in the D6 form. The identifier and
- * format sit on the encoded side, which is what JSON Schema and OpenAPI describe.
+ * Accepts an RFC 3339 date-time with a time zone, normalised to UTC; encodes in the form every response shows. The
+ * identifier and format sit on the encoded side, which is what JSON Schema and OpenAPI describe.
  */
 export const Timestamp = Schema.String.annotate({ identifier: "Timestamp", format: "date-time" }).pipe(
   Schema.decodeTo(
@@ -49,5 +49,5 @@ export const Timestamp = Schema.String.annotate({ identifier: "Timestamp", forma
 )
 export type Timestamp = typeof Timestamp.Type
 
-/** The current time from Effect's `Clock` (D4), so `TestClock` controls it. */
+/** The current time from Effect's `Clock`, so `TestClock` controls it. */
 export const now: Effect.Effect<DateTime.Utc> = DateTime.now

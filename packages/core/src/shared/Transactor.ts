@@ -19,7 +19,7 @@ export class AfterCommit extends Context.Service<AfterCommit, {
 
 /**
  * Runs `effect` after the current transaction commits, or now when there is none; nothing runs on rollback. A wake-up
- * made inside a transaction that an outer one encloses (an idempotency key's, D52) would otherwise come before the
+ * made inside a transaction that an outer one encloses (an idempotency key's) would otherwise come before the
  * outer commit, and a worker on another connection would look before the work is there.
  */
 export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>

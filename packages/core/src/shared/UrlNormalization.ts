@@ -1,5 +1,5 @@
 /**
- * URL normalisation for the existence check (D20): lower-case scheme and host (the WHATWG parser does both), no
+ * URL normalisation for the existence check: lower-case scheme and host (the WHATWG parser does both), no
  * fragment, no trailing slash; the query is kept, since it can select different content.
  */
 export const normalizeUrl = (input: string): string | null => {

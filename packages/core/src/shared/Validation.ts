@@ -1,6 +1,6 @@
 /**
- * Decoding untyped input (the Promise facade, CLI arguments) into request schemas, with failures in the
- * field-keyed shape of D13. HttpApi decodes its own requests; the HTTP adapter renders its parse errors
+ * Decoding untyped input (the Promise facade, CLI arguments) into request schemas, with failures keyed by request
+ * field like every validation failure. HttpApi decodes its own requests; the HTTP adapter renders its parse errors
  * through `fieldErrors` too, so both faces report the same keys and messages.
  */
 import { Effect, Schema } from "effect"
@@ -14,7 +14,7 @@ const shorten = (message: string): string =>
   message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`
 
 /**
- * The D13 field errors of decode issues (the in-process decoders' and HttpApi's alike): keyed by dotted request
+ * The field errors of decode issues (the in-process decoders' and HttpApi's alike): keyed by dotted request
  * path (`agent_ids.0`), `body` for the root, each message once. The messages are the plain ones of
  * ValidationMessages.ts; this only groups them.
  */
@@ -33,7 +33,7 @@ export const fieldErrorsFromIssues = (
   return out
 }
 
-/** Field errors of a schema error (D13). */
+/** Field errors of a schema error. */
 export const fieldErrors = (error: Schema.SchemaError): FieldErrors => fieldErrorsFromIssues(plainIssues(error.issue))
 
 const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> => {
@@ -73,7 +73,7 @@ export const withoutUndefinedKeys = (input: unknown): unknown => {
 }
 
 /**
- * Decodes `input` with `schema`, failing with a `ValidationError` that lists every field error (D13). Unknown
+ * Decodes `input` with `schema`, failing with a `ValidationError` that lists every field error. Unknown
  * fields are ignored, and so are keys holding `undefined` (`withoutUndefinedKeys`), as a JSON body would have
  * them. Valid input is decoded once, stopping at the first failure; only input that fails is decoded again with
  * `errors: "all"` for the whole report, which visits every field and check: most input is valid.
@@ -95,7 +95,7 @@ const NUL = /\u0000/
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
- * A string every database stores as sent (D48): PostgreSQL refuses U+0000 in text (a 500 before this check) and
+ * A string every database stores as sent: PostgreSQL refuses U+0000 in text (a 500 before this check) and
  * SQLite silently replaces lone surrogates, so both are refused here, in core, for every face of the engine.
  */
 export const StoredString = Schema.String.check(
@@ -108,7 +108,7 @@ export const StoredString = Schema.String.check(
   )
 )
 
-/** A string of at most `max` characters (D33: 65,535 where the contract lists no bound), storable (D48). */
+/** A string of at most `max` characters (65,535 where the contract lists no bound), storable. */
 export const BoundedString = (max: number) => StoredString.check(Schema.isMaxLength(max))
 export const DEFAULT_MAX_LENGTH = 65_535
 export const Text = BoundedString(DEFAULT_MAX_LENGTH)

@@ -1,5 +1,5 @@
 /**
- * Validation messages in plain words (D13, issue 20): `must be at most 2,048 characters`, `must be one of: email,
+ * Validation messages in plain words: `must be at most 2,048 characters`, `must be one of: email,
  * chat`, `is required`, `must be null or a string`. A message names the rule the value broke, never schema
  * syntax, and never repeats the value (it may be a secret or a megabyte of text).
  *

@@ -1,5 +1,5 @@
 /**
- * Training data (D20, D30, D31): items of five types, URL discovery, agents, folders and resync. Every change
+ * Training data: items of five types, URL discovery, agents, folders and resync. Every change
  * records its `training.*` event in the same transaction; `TrainingWorker.ts` processes what is queued.
  */
 import { Context, Effect, Layer, Option } from "effect"
@@ -153,7 +153,7 @@ export class Training extends Context.Service<Training>()("@support-engine/core/
           training_folder_id: yield* checkFolder(workspaceId, input.training_folder_id)
         })
         yield* insert(workspaceId, item)
-        // After the outermost commit, which an idempotency key's transaction (D52) may enclose.
+        // After the outermost commit, which an idempotency key's transaction may enclose.
         yield* afterCommit(signal.notify)
         return item
       }))

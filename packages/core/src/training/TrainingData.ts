@@ -43,7 +43,7 @@ export class TrainingFolder extends Model.Class<TrainingFolder>("TrainingFolder"
 
 export const UrlPageStatus = Schema.Literals(["queued", "completed", "failed"])
 
-/** A page discovered under a url item (D20, D31). */
+/** A page discovered under a url item. */
 export class UrlPage extends Model.Class<UrlPage>("UrlPage")({
   id: UrlPageId,
   training_data_id: TrainingDataId,
@@ -53,13 +53,13 @@ export class UrlPage extends Model.Class<UrlPage>("UrlPage")({
   updated_at: Timestamp
 }) {}
 
-/** 1 MiB of text content, like a message (D33). */
+/** 1 MiB of text content, like a message. */
 const Content = BoundedString(1_048_576).check(Schema.isMinLength(1))
 const Title = Schema.NullOr(BoundedString(255))
 const AgentIds = Schema.Array(AgentId).check(Schema.isMaxLength(100))
 
 /**
- * `POST /training-data` (D30). `type` is any string here: url is a 422 URL_DISCOVERY_REQUIRED and anything else
+ * `POST /training-data`. `type` is any string here: url is a 422 URL_DISCOVERY_REQUIRED and anything else
  * unknown a 400 INVALID_TYPE, decided by the service. Which content fields are required depends on the type.
  */
 export class CreateTrainingData extends Model.Class<CreateTrainingData>("CreateTrainingData")({
@@ -74,7 +74,7 @@ export class CreateTrainingData extends Model.Class<CreateTrainingData>("CreateT
   training_folder_id: Schema.optionalKey(Schema.NullOr(TrainingFolderId))
 }) {}
 
-/** `POST /training-data/url/process` (D30): one url item per valid URL; invalid entries are skipped. */
+/** `POST /training-data/url/process`: one url item per valid URL; invalid entries are skipped. */
 export class ProcessUrls extends Model.Class<ProcessUrls>("ProcessUrls")({
   urls: Schema.Array(BoundedString(2048)).check(Schema.isMaxLength(100)),
   agent_ids: Schema.optionalKey(AgentIds),
@@ -89,14 +89,14 @@ export class UpdateTrainingData extends Model.Class<UpdateTrainingData>("UpdateT
   metadata: Prohibited
 }) {}
 
-/** `GET /training-data` (D30). */
+/** `GET /training-data`. */
 export class ListTrainingData extends Model.Class<ListTrainingData>("ListTrainingData")({
   ...PageRequest.fields,
   type: Schema.optionalKey(TrainingType),
   status: Schema.optionalKey(TrainingStatus)
 }) {}
 
-/** `GET /training-data/url/exists?url=` (D20). */
+/** `GET /training-data/url/exists?url=`. */
 export class UrlExistsQuery extends Model.Class<UrlExistsQuery>("UrlExistsQuery")({
   url: HttpUrl
 }) {}
@@ -105,7 +105,7 @@ export class CreateTrainingFolder extends Model.Class<CreateTrainingFolder>("Cre
   name: BoundedString(255).check(Schema.isMinLength(1))
 }) {}
 
-/** The answer of `POST /training-data/{id}/resync-now` (D31). */
+/** The answer of `POST /training-data/{id}/resync-now`. */
 export class ResyncStarted extends Model.Class<ResyncStarted>("ResyncStarted")({
   success: Schema.Literal(true),
   message: Schema.String,

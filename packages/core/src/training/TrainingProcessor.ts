@@ -1,5 +1,5 @@
 /**
- * What turns a queued training item into training (D31): crawling, embedding, indexing. Hosts provide their own;
+ * What turns a queued training item into training: crawling, embedding, indexing. Hosts provide their own;
  * the default completes every item and records a url item's own URL as its one discovered page.
  */
 import { Context, Effect, Layer } from "effect"

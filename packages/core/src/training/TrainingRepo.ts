@@ -1,4 +1,4 @@
-/** Storage port for training data, folders and discovered pages. Scoped by workspace (D11) except the worker's claim. */
+/** Storage port for training data, folders and discovered pages. Scoped by workspace except the worker's claim. */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { TrainingDataId, TrainingFolderId, WorkspaceId } from "../shared/Ids.js"
@@ -47,7 +47,7 @@ export class TrainingRepo extends Context.Service<TrainingRepo, {
     workspaceId: WorkspaceId,
     itemId: TrainingDataId
   ) => Effect.Effect<ReadonlyArray<UrlPage>, PersistenceError>
-  /** A url item's source or a discovered page has this normalised URL (D20). */
+  /** A url item's source or a discovered page has this normalised URL. */
   readonly urlExists: (workspaceId: WorkspaceId, normalized: string) => Effect.Effect<boolean, PersistenceError>
 
   /**

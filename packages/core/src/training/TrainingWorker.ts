@@ -1,5 +1,5 @@
 /**
- * The training worker (D31): moves queued items through processing on Effect's clock, woken by `TrainingSignal`
+ * The training worker: moves queued items through processing on Effect's clock, woken by `TrainingSignal`
  * and by a poll; each state change is recorded with its `training.updated` event in one transaction.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
@@ -23,10 +23,10 @@ import { TrainingSignal } from "./TrainingSignal.js"
 export const TRAINING_LEASE = Duration.minutes(5)
 
 /**
- * The worker that moves queued items through processing (D31), on Effect's clock. `processNext` is one step:
+ * The worker that moves queued items through processing, on Effect's clock. `processNext` is one step:
  * claim the oldest due item, record `processing`, run the `TrainingProcessor`, record `completed` or `failed`
  * with the discovered pages — each state change in a transaction with its `training.updated` event, attributed
- * to the system actor (D44).
+ * to the system actor.
  */
 export class TrainingWorker extends Context.Service<TrainingWorker>()("@support-engine/core/TrainingWorker", {
   make: Effect.gen(function*() {

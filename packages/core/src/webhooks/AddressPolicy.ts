@@ -1,5 +1,5 @@
 /**
- * Where webhooks may point (D36, D47, D50), a guard against server-side request forgery: https only, and only
+ * Where webhooks may point, a guard against server-side request forgery: https only, and only
  * global unicast addresses, whether written in the URL or resolved from its host
  * name (every address the name has). With `allowPrivate` (development), http and those addresses are allowed.
  * The rules are pure (no Node I/O): host names are resolved through the `HostResolver` port, and the webhooks
@@ -32,7 +32,7 @@ const withHexTail = (address: string): string =>
   )
 
 /**
- * Whether an IP address is one webhooks may not reach unless private targets are allowed (D50): everything that
+ * Whether an IP address is one webhooks may not reach unless private targets are allowed: everything that
  * is not global unicast. ipaddr.js names the IANA special-purpose ranges (`range()` is "unicast" for none of
  * them). An IPv4-mapped address (`::ffff:a.b.c.d`) is the IPv4 address itself and is judged as one; the other
  * forms that embed an IPv4 address (IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4
@@ -55,7 +55,7 @@ export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "
 export const REFUSED_ADDRESS_MESSAGE = "must point to a public address (loopback, private and other special-purpose " +
   "addresses are refused; SUPPORT_WEBHOOK_ALLOW_PRIVATE=true allows them for development)"
 
-/** Refuses a webhook URL the policy does not allow, with a 422 on `url` (D36). */
+/** Refuses a webhook URL the policy does not allow, with a 422 on `url`. */
 export const checkWebhookUrl = (
   raw: string,
   allowPrivate: boolean

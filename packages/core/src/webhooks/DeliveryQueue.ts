@@ -1,5 +1,5 @@
 /**
- * The delivery-queue port (D37, D38, D43): the durable work queue of webhook deliveries. The events feature enqueues
+ * The delivery-queue port: the durable work queue of webhook deliveries. The events feature enqueues
  * an event in the event's transaction (`enqueue`); the dispatcher makes the deliveries of many enqueued events at
  * once (`fanOut`), claims due ones under a lease, records each attempt and gives its leases back when it stops.
  */
@@ -23,7 +23,7 @@ export interface ClaimedDelivery {
   /** Attempts made before this one in the current round (since creation or the last redelivery, D38). */
   readonly roundAttempts: number
   /**
-   * Redeliveries and recoveries of the delivery before this claim (D38, D52): an attempt is recorded only while the
+   * Redeliveries and recoveries of the delivery before this claim: an attempt is recorded only while the
    * delivery is still in the round it was claimed in, so an attempt that was in flight when the delivery was queued
    * again neither completes the new round nor counts towards deactivation.
    */
@@ -32,7 +32,7 @@ export interface ClaimedDelivery {
   readonly claimant: string
 }
 
-/** What became of one attempt (D38). */
+/** What became of one attempt. */
 export type DeliveryOutcome = Data.TaggedEnum<{
   /** A 2xx: the delivery is done and the webhook's failure count resets. */
   Delivered: {}
@@ -57,7 +57,7 @@ export interface AttemptRecord {
   readonly responseExcerpt: string | null
 }
 
-/** One finished attempt to record: the claim it was made under, its record and what it meant (D38). */
+/** One finished attempt to record: the claim it was made under, its record and what it meant. */
 export interface Completion {
   readonly claimed: ClaimedDelivery
   readonly attempt: AttemptRecord
@@ -83,7 +83,7 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
    * Records, in the caller's transaction, that `event` is to be fanned out (issue 16 item 2): a committed event
    * always gets its deliveries, a rolled-back one none. They are made by `fanOut`, one pending delivery due at the
    * event's time for every webhook of the workspace that was active and subscribed to its type or to `*` when the
-   * event committed (D37). Wakes this process's dispatchers after the commit.
+   * event committed. Wakes this process's dispatchers after the commit.
    */
   readonly enqueue: (workspaceId: WorkspaceId, event: Event) => Effect.Effect<void, PersistenceError>
   /**
@@ -94,7 +94,7 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
   readonly fanOut: (limit: number) => Effect.Effect<number, PersistenceError>
   /**
    * Leases at most `limit` due deliveries of active webhooks to `claimant` until `leaseUntil`, in one statement, so
-   * two dispatchers never hold the same delivery (D38, D43). Fair: within the request's limits, round-robin across
+   * two dispatchers never hold the same delivery. Fair: within the request's limits, round-robin across
    * workspaces (the least busy first) and within one across its webhooks, each webhook's oldest due first. A
    * delivery whose lease has expired is due again.
    */

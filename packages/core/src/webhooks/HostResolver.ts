@@ -1,5 +1,5 @@
 /**
- * Host name resolution, a port (D36, D47): the address policy asks it for every address a webhook's host name has.
+ * Host name resolution, a port: the address policy asks it for every address a webhook's host name has.
  * Core stays free of Node I/O; `@support-engine/webhooks` implements it with the operating system's resolver
  * (`DnsHostResolver`), and tests script DNS answers (rebinding included).
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and their deliveries (D36-D38, D46): the models the API returns and the requests it takes.
+ * Webhook subscriptions and their deliveries: the models the API returns and the requests it takes.
  */
 import { type DateTime, Schema } from "effect"
 import { type EventData, EventType } from "../events/Event.js"
@@ -10,8 +10,8 @@ import { formatTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { HttpUrl, Text } from "../shared/Validation.js"
 
 /**
- * An event type a webhook subscribes to, or `*` for every type (D36). `webhook.ping` is not one: a ping goes to the
- * pinged webhook alone, whatever it subscribes to (D52).
+ * An event type a webhook subscribes to, or `*` for every type. `webhook.ping` is not one: a ping goes to the
+ * pinged webhook alone, whatever it subscribes to.
  */
 export const WebhookEventType = Schema.Union([
   EventType.check(Schema.makeFilter((type) => type !== "webhook.ping", {
@@ -21,12 +21,12 @@ export const WebhookEventType = Schema.Union([
 ])
 export type WebhookEventType = typeof WebhookEventType.Type
 
-/** Why a webhook stopped receiving deliveries (D38): a 410 answer, or too many failed deliveries in a row. */
+/** Why a webhook stopped receiving deliveries: a 410 answer, or too many failed deliveries in a row. */
 export const DeactivationReason = Schema.Literals(["gone", "consecutive_failures"])
 export type DeactivationReason = typeof DeactivationReason.Type
 
 /**
- * The data of a `webhook.deactivated` event (D52): which webhook, its URL, why (`gone` or `consecutive_failures`)
+ * The data of a `webhook.deactivated` event: which webhook, its URL, why (`gone` or `consecutive_failures`)
  * and when. Other webhooks of the workspace subscribed to the type receive it, so an integration can alert on it.
  */
 export const deactivationData = (input: {
@@ -48,27 +48,27 @@ export class Webhook extends Model.Class<Webhook>("Webhook")({
   events: Schema.Array(WebhookEventType),
   description: Schema.NullOr(Schema.String),
   is_active: Schema.Boolean,
-  /** Failed deliveries since the last successful one (D38); reset by a success and by `enable`. */
+  /** Failed deliveries since the last successful one; reset by a success and by `enable`. */
   consecutive_failures: Schema.Int,
   deactivated_at: Schema.NullOr(Timestamp),
   deactivation_reason: Schema.NullOr(DeactivationReason),
-  /** End of the rotation grace period during which the previous secret still signs (D46); null when none. */
+  /** End of the rotation grace period during which the previous secret still signs; null when none. */
   previous_secret_expires_at: Schema.NullOr(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp
 }) {}
 
-/** The answer to create and rotate-secret: the webhook and its (new) secret, `whsec_` + base64 (D36). */
+/** The answer to create and rotate-secret: the webhook and its (new) secret, `whsec_` + base64. */
 export class WebhookWithSecret extends Model.Class<WebhookWithSecret>("WebhookWithSecret")({
   ...Webhook.fields,
   secret: Schema.RedactedFromValue(Schema.String)
 }) {}
 
-/** Where a delivery stands (D37, D38). `cancelled`: its webhook was deactivated before it was delivered. */
+/** Where a delivery stands. `cancelled`: its webhook was deactivated before it was delivered. */
 export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed", "cancelled"])
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
-/** One attempt to deliver (D38): when, how long, and the receiver's answer or the error. */
+/** One attempt to deliver: when, how long, and the receiver's answer or the error. */
 export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttempt")({
   /** 1 for the first attempt of the delivery; redeliveries continue the count. */
   attempt: Schema.Int,
@@ -81,7 +81,7 @@ export class DeliveryAttempt extends Model.Class<DeliveryAttempt>("DeliveryAttem
   response_excerpt: Schema.NullOr(Schema.String)
 }) {}
 
-/** A delivery (D37): one event for one webhook, with its attempt log (D36). */
+/** A delivery: one event for one webhook, with its attempt log. */
 export class WebhookDelivery extends Model.Class<WebhookDelivery>("WebhookDelivery")({
   id: DeliveryId,
   webhook_id: WebhookId,
@@ -102,12 +102,12 @@ export class WebhookDelivery extends Model.Class<WebhookDelivery>("WebhookDelive
   updated_at: Timestamp
 }) {}
 
-/** How many attempts a delivery shows in its log: the full budget of one round (D38) and a redelivery's. */
+/** How many attempts a delivery shows in its log: the full budget of one round and a redelivery's. */
 export const ATTEMPT_LOG_LIMIT = 20
 
-/** The longest rotation grace period a call may ask for: 7 days (D46). */
+/** The longest rotation grace period a call may ask for: 7 days. */
 export const MAX_GRACE_PERIOD_SECONDS = 7 * 24 * 60 * 60
-/** The rotation grace period when the call does not say: 24 hours (D46). */
+/** The rotation grace period when the call does not say: 24 hours. */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 24 * 60 * 60
 
 const Events = Schema.Array(WebhookEventType).check(
@@ -116,21 +116,21 @@ const Events = Schema.Array(WebhookEventType).check(
 )
 const Description = Schema.NullOr(Text)
 
-/** `POST /webhooks` (D36). Whether the URL is allowed (https, no private address) is checked by the service. */
+/** `POST /webhooks`. Whether the URL is allowed (https, no private address) is checked by the service. */
 export class CreateWebhook extends Model.Class<CreateWebhook>("CreateWebhook")({
   url: HttpUrl,
   events: Events,
   description: Schema.optionalKey(Description)
 }) {}
 
-/** `PUT /webhooks/{id}`: present fields change, absent ones stay (D22). */
+/** `PUT /webhooks/{id}`: present fields change, absent ones stay. */
 export class UpdateWebhook extends Model.Class<UpdateWebhook>("UpdateWebhook")({
   url: Schema.optionalKey(HttpUrl),
   events: Schema.optionalKey(Events),
   description: Schema.optionalKey(Description)
 }) {}
 
-/** `POST /webhooks/{id}/rotate-secret` (D46): the grace period in seconds, 0 to 7 days, default 24 hours. */
+/** `POST /webhooks/{id}/rotate-secret`: the grace period in seconds, 0 to 7 days, default 24 hours. */
 export class RotateWebhookSecret extends Model.Class<RotateWebhookSecret>("RotateWebhookSecret")({
   grace_period_seconds: Schema.optionalKey(
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_GRACE_PERIOD_SECONDS }))

@@ -1,15 +1,15 @@
 /**
- * Webhook configuration (D38, D41, D50): the retry base, the attempt timeout, whether private targets are allowed,
+ * Webhook configuration: the retry base, the attempt timeout, whether private targets are allowed,
  * how many webhooks a workspace may have, and the dispatcher's limits. `fromEnv` reads the environment with Effect `Config`; `layer` is for tests and hosts.
  */
 import { Config, Context, Duration, Effect, Layer, Schema, type SchemaAST } from "effect"
 
 export interface WebhookSettings {
-  /** Attempt n+1 is due `retryBase · 2^(n-1)` after attempt n failed (D38). */
+  /** Attempt n+1 is due `retryBase · 2^(n-1)` after attempt n failed. */
   readonly retryBase: Duration.Duration
-  /** One attempt's time limit, connection included (D38). */
+  /** One attempt's time limit, connection included. */
   readonly timeout: Duration.Duration
-  /** Allow http and loopback, private, link-local and unspecified targets (D36, D47). For development only. */
+  /** Allow http and loopback, private, link-local and unspecified targets. For development only. */
   readonly allowPrivate: boolean
   /** Attempts in flight at once, per dispatcher (per process). */
   readonly concurrency: number
@@ -20,15 +20,15 @@ export interface WebhookSettings {
   readonly maxInFlightPerWebhook: number
   /** Attempts in flight at once for one workspace's webhooks together, across every dispatcher. */
   readonly maxInFlightPerWorkspace: number
-  /** Webhooks one workspace may have (D50); creating one more is refused until one is deleted. */
+  /** Webhooks one workspace may have; creating one more is refused until one is deleted. */
   readonly maxPerWorkspace: number
-  /** Attempts per delivery before it has failed (D38). */
+  /** Attempts per delivery before it has failed. */
   readonly maxAttempts: number
-  /** Consecutive failed deliveries that deactivate a webhook (D38). */
+  /** Consecutive failed deliveries that deactivate a webhook. */
   readonly deactivateAfter: number
   /** The longest a dispatcher sleeps without looking for work other processes wrote. */
   readonly pollInterval: Duration.Duration
-  /** Added to the timeout to make a claim's lease; at most 30 seconds (D38). */
+  /** Added to the timeout to make a claim's lease; at most 30 seconds. */
   readonly leaseMargin: Duration.Duration
 }
 
@@ -63,7 +63,7 @@ export class WebhookConfig extends Context.Service<WebhookConfig, WebhookSetting
   }
 
   /**
-   * Settings from the environment (D41): `SUPPORT_WEBHOOK_RETRY_BASE_MS`, `SUPPORT_WEBHOOK_TIMEOUT_MS`,
+   * Settings from the environment: `SUPPORT_WEBHOOK_RETRY_BASE_MS`, `SUPPORT_WEBHOOK_TIMEOUT_MS`,
    * `SUPPORT_WEBHOOK_ALLOW_PRIVATE`, `SUPPORT_WEBHOOK_CONCURRENCY`, `SUPPORT_WEBHOOK_MAX_ATTEMPTS`,
    * `SUPPORT_WEBHOOK_DEACTIVATE_AFTER`, `SUPPORT_WEBHOOK_POLL_INTERVAL_MS`, `SUPPORT_WEBHOOK_MAX_PER_WORKSPACE`,
    * `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK`, `SUPPORT_WEBHOOK_MAX_IN_FLIGHT_PER_WORKSPACE`.

@@ -1,5 +1,5 @@
 /**
- * The subscriptions port: webhooks and their delivery log, every method scoped by workspace (D11). Deliveries are
+ * The subscriptions port: webhooks and their delivery log, every method scoped by workspace. Deliveries are
  * created and worked through the other webhooks port, `DeliveryQueue`.
  */
 import { Context, type DateTime, type Effect, type Option, type Redacted } from "effect"
@@ -8,7 +8,7 @@ import type { DeliveryId, WebhookId, WorkspaceId } from "../shared/Ids.js"
 import type { Slice, SliceRequest } from "../shared/Repository.js"
 import type { DeliveryStatus, Webhook, WebhookDelivery } from "./Webhook.js"
 
-/** The signing secrets of a webhook: the current one and, during a rotation grace period, the previous (D46). */
+/** The signing secrets of a webhook: the current one and, during a rotation grace period, the previous. */
 export interface WebhookSecrets {
   readonly current: Redacted.Redacted<string>
   readonly previous: Redacted.Redacted<string> | null
@@ -30,10 +30,10 @@ export class WebhookRepo extends Context.Service<WebhookRepo, {
    * First in every transaction that changes which webhooks of the workspace get which events (create, update,
    * delete, enable): the workspace's events still waiting for their fan-out get their deliveries now, under the
    * subscriptions they committed with (issue 16 item 2), and concurrent changes and writers of the workspace wait
-   * for each other until the transaction ends, so concurrent creates count one after another (D50).
+   * for each other until the transaction ends, so concurrent creates count one after another.
    */
   readonly lockSubscriptions: (workspaceId: WorkspaceId) => Effect.Effect<void, PersistenceError>
-  /** How many webhooks the workspace has, read after `lockSubscriptions` in the insert's transaction (D50). */
+  /** How many webhooks the workspace has, read after `lockSubscriptions` in the insert's transaction. */
   readonly countForInsert: (workspaceId: WorkspaceId) => Effect.Effect<number, PersistenceError>
   readonly findById: (
     workspaceId: WorkspaceId,
@@ -43,10 +43,10 @@ export class WebhookRepo extends Context.Service<WebhookRepo, {
   readonly update: (workspaceId: WorkspaceId, webhook: Webhook) => Effect.Effect<void, PersistenceError>
   /** Deletes the webhook and its deliveries. False when absent. */
   readonly delete: (workspaceId: WorkspaceId, id: WebhookId) => Effect.Effect<boolean, PersistenceError>
-  /** Newest first (D18); `total` from the workspace counter. */
+  /** Newest first; `total` from the workspace counter. */
   readonly list: (workspaceId: WorkspaceId, slice: SliceRequest) => Effect.Effect<Slice<Webhook>, PersistenceError>
   /**
-   * Makes `secret` the current secret (D46). With `previousExpiresAt`, the secret it replaces keeps signing until
+   * Makes `secret` the current secret. With `previousExpiresAt`, the secret it replaces keeps signing until
    * then; with null it stops at once. Any earlier previous secret is dropped. Sets `updated_at`.
    */
   readonly rotateSecret: (
@@ -57,7 +57,7 @@ export class WebhookRepo extends Context.Service<WebhookRepo, {
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
   /**
-   * Erases, in every workspace, the previous secrets whose grace period ended by `at`, with their expiry (D46):
+   * Erases, in every workspace, the previous secrets whose grace period ended by `at`, with their expiry:
    * an expired secret is not kept at rest. Answers how many.
    */
   readonly erasePreviousSecrets: (at: DateTime.Utc) => Effect.Effect<number, PersistenceError>

@@ -1,5 +1,5 @@
 /**
- * The format of a webhook signing secret (D36, D46): `whsec_` followed by the base64 of 32 random bytes, so 256 bits
+ * The format of a webhook signing secret: `whsec_` followed by the base64 of 32 random bytes, so 256 bits
  * of key for HMAC-SHA256. The Standard Webhooks signature is keyed with the bytes after the prefix.
  */
 import { Effect, Redacted } from "effect"

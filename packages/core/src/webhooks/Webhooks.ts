@@ -1,7 +1,7 @@
 /**
- * Webhook subscriptions (D36, D46): create, read, update, delete, rotate the secret, enable, the delivery log,
- * redeliver, ping and recover (D52). Every operation checks the principal's ability (D10) and reads and writes only
- * its workspace (D11). Managing subscriptions records no events (D34 lists none); a ping is delivered but not
+ * Webhook subscriptions: create, read, update, delete, rotate the secret, enable, the delivery log,
+ * redeliver, ping and recover. Every operation checks the principal's ability and reads and writes only
+ * its workspace. Managing subscriptions records no events (D34 lists none); a ping is delivered but not
  * recorded in the event log (D52, as GitHub's ping is not part of a repository's events).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
@@ -73,7 +73,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
 
     /**
      * Creates a subscription; the answer carries its secret, shown this once. A workspace has at most
-     * `maxPerWorkspace` webhooks (D50): the count is read in the insert's transaction, so concurrent creates cannot
+     * `maxPerWorkspace` webhooks: the count is read in the insert's transaction, so concurrent creates cannot
      * pass it together.
      */
     const create = Tracing.fn("Webhooks.create")(function*(input: CreateWebhook) {
@@ -116,8 +116,8 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
     })
 
     /**
-     * Changes `url`, `events`, `description` when present (D22); a new URL passes the policy first. With `If-Match`
-     * (D52) the row is locked and the tag compared inside the transaction. The policy resolves the host name, so it
+     * Changes `url`, `events`, `description` when present; a new URL passes the policy first. With `If-Match`
+     * the row is locked and the tag compared inside the transaction. The policy resolves the host name, so it
      * runs before the transaction, on the state read then: a row lock is never held across a DNS lookup.
      */
     const update = Tracing.fn("Webhooks.update")(
@@ -171,7 +171,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
       return new WebhookWithSecret({ ...(yield* find(principal.workspaceId, id)), secret })
     })
 
-    /** Reactivates a deactivated webhook (D38); its failure count starts again at 0. */
+    /** Reactivates a deactivated webhook; its failure count starts again at 0. */
     const enable = Tracing.fn("Webhooks.enable")(function*(id: WebhookId) {
       const principal = yield* canWrite
       const current = yield* find(principal.workspaceId, id)
@@ -184,7 +184,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
       return yield* find(principal.workspaceId, id)
     })
 
-    /** The delivery log (D36), newest first. */
+    /** The delivery log, newest first. */
     const deliveries = Tracing.fn("Webhooks.deliveries")(function*(id: WebhookId, query: ListWebhookDeliveries) {
       const principal = yield* canRead
       yield* find(principal.workspaceId, id)
@@ -199,7 +199,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
     })
 
     /**
-     * Queues a delivery again with a fresh attempt budget and the same id (D37). For a deactivated webhook it waits
+     * Queues a delivery again with a fresh attempt budget and the same id. For a deactivated webhook it waits
      * until `enable`.
      */
     const redeliver = Tracing.fn("Webhooks.redeliver")(function*(id: WebhookId, deliveryId: DeliveryId) {
@@ -217,7 +217,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
     })
 
     /**
-     * Sends a `webhook.ping` event to this webhook alone (D52), whatever it subscribes to, through the queue like
+     * Sends a `webhook.ping` event to this webhook alone, whatever it subscribes to, through the queue like
      * any delivery (signed, retried, in the log). A deactivated webhook gets it when enabled. Answers the delivery.
      */
     const ping = Tracing.fn("Webhooks.ping")(function*(id: WebhookId) {
@@ -242,7 +242,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
 
     /**
      * Queues again the deliveries of this webhook that failed or were cancelled since `since` (D52, like Svix's
-     * recover), each with a fresh attempt budget and its own id (D37).
+     * recover), each with a fresh attempt budget and its own id.
      */
     const recover = Tracing.fn("Webhooks.recover")(function*(id: WebhookId, input: RecoverWebhook) {
       const principal = yield* canWrite

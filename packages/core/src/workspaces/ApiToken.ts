@@ -1,4 +1,4 @@
-/** Workspace API tokens (D9). Only a SHA-256 hash of the plain value is stored. */
+/** Workspace API tokens. Only a SHA-256 hash of the plain value is stored. */
 import { Schema } from "effect"
 import { ApiTokenId, WorkspaceId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"

@@ -1,4 +1,4 @@
-/** Workspaces and their users (D8): managed through the engine and the CLI, not the `/v1` API. */
+/** Workspaces and their users: managed through the engine and the CLI, not the `/v1` API. */
 import { Schema } from "effect"
 import { AgentId, OrganizationId, UserId, WorkspaceId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
