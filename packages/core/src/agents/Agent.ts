@@ -1,4 +1,4 @@
-/** AI support agents (spec "Agent", D23). */
+/** AI support agents (spec "Agent"). */
 import { Schema, SchemaTransformation } from "effect"
 import { AgentId, EscalationRuleId, ProhibitedPhraseId, UserId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
@@ -35,7 +35,7 @@ export class Agent extends Model.Class<Agent>("Agent")({
   response_length: Schema.String,
   is_active: Schema.Boolean,
   is_copilot: Schema.Boolean,
-  /** Answers customers in the conversations assigned to it (with `is_active`, never a copilot; D53). */
+  /** Answers customers in the conversations assigned to it (with `is_active`, never a copilot). */
   auto_reply: Schema.Boolean,
   model: Schema.String,
   prohibited_phrases: Schema.Array(ProhibitedPhrase),
@@ -44,7 +44,7 @@ export class Agent extends Model.Class<Agent>("Agent")({
   updated_at: Timestamp
 }) {}
 
-// D48: bounded so that a list of agents cannot grow past a bound in bytes.
+// Every phrase, rule and list is bounded so that a list of agents cannot grow past a bound in bytes.
 const PhraseInput = Schema.Struct({ phrase: BoundedString(500).check(Schema.isMinLength(1)) })
 const RuleInput = Schema.Struct({
   channel: EscalationChannel,

@@ -42,7 +42,7 @@ export const ruleMatches = (message: string, rule: string): boolean => {
   return required.every((w) => present.has(w))
 }
 
-/** The first rule of the channel that matches the message (D53: rules apply per channel). */
+/** The first rule of the channel that matches the message: escalation rules apply per channel. */
 export const matchingRule = (
   message: string,
   channel: string,

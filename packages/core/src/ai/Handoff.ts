@@ -2,7 +2,7 @@
  * A handoff of the reply loop: the agent stops answering and a person takes over. In the caller's
  * transaction: an internal system message saying why, the reassignment (to the rule's `escalate_to` user, else
  * nobody), `conversation.escalated` with the reason and the conversation's summary (so the person named can act
- * from the event alone) and `conversation.assigned.updated` as D34 says.
+ * from the event alone) and `conversation.assigned.updated`, as every change of assignee records.
  */
 import { Effect, Option } from "effect"
 import type { Agent } from "../agents/Agent.js"

@@ -1,6 +1,7 @@
 /**
  * Storage port of the AI reply loop's jobs: one job per customer message an agent should answer, enqueued in
- * the message's transaction and leased to one worker at a time (D43's rule for background work on PostgreSQL).
+ * the message's transaction and leased to one worker at a time, so processes sharing one PostgreSQL database never
+ * answer the same message twice.
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"

@@ -124,7 +124,7 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           yield* Effect.logWarning("reply job handed off after repeated unfinished attempts", job.id)
           return yield* act(handoff("model_error"))
         }
-        // D53's order: the message limit first, then the rules of the channel, retrieval and the answer.
+        // The contract's order: the message limit first, then the rules of the channel, retrieval and the answer.
         const sent = yield* jobs.repliesThisSession(job.workspaceId, job.conversationId, job.agentId)
         if (sent >= agent.value.max_messages_per_session) return yield* act(handoff("usage_limit"))
 

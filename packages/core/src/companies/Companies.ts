@@ -1,6 +1,6 @@
 /**
  * Companies. Every operation checks the principal's ability and reads and writes only the
- * principal's workspace. Companies emit no events (D34 lists none).
+ * principal's workspace. Companies emit no events: no event type covers them.
  */
 import { Context, Effect, Layer } from "effect"
 import { NotFound, orNotFound } from "../shared/Errors.js"

@@ -1,4 +1,4 @@
-/** Companies (spec "Company", D25). */
+/** Companies (spec "Company"). */
 import { Schema } from "effect"
 import { CompanyId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"

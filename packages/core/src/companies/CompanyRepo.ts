@@ -14,6 +14,6 @@ export class CompanyRepo extends Context.Service<CompanyRepo, {
   readonly update: (workspaceId: WorkspaceId, company: Company) => Effect.Effect<void, PersistenceError>
   /** Deletes the company; its customers keep working with `company_id` null. False when absent. */
   readonly delete: (workspaceId: WorkspaceId, id: CompanyId) => Effect.Effect<boolean, PersistenceError>
-  /** Newest first (`created_at` desc, `id` desc, D18); `total` from the workspace counter. */
+  /** Newest first (`created_at` desc, `id` desc); `total` from the workspace counter. */
   readonly list: (workspaceId: WorkspaceId, slice: SliceRequest) => Effect.Effect<Slice<Company>, PersistenceError>
 }>()("@support-engine/core/CompanyRepo") {}

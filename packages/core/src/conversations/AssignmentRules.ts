@@ -1,5 +1,5 @@
 /**
- * The assignment rules of the specification and D27, as a pure function of what the caller already looked up,
+ * The assignment rules of the contract, as a pure function of what the caller already looked up,
  * so the whole matrix is testable without storage. `Conversations` applies it on create and on every reassignment.
  */
 import { Result } from "effect"

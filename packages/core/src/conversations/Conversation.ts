@@ -1,4 +1,4 @@
-/** Conversations (spec "Conversation", D26-D28). */
+/** Conversations (spec "Conversation"). */
 import { Schema } from "effect"
 import { AgentId, ConversationId, CustomerId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"

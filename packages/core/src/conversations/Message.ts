@@ -1,4 +1,4 @@
-/** Messages (spec "Message", D29). */
+/** Messages (spec "Message"). */
 import { Schema } from "effect"
 import { Citation } from "../ai/Answer.js"
 import { ConversationId, CustomerId, MessageId, Uuid } from "../shared/Ids.js"

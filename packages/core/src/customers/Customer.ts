@@ -1,4 +1,4 @@
-/** Customers (spec "Customer", D19, D24). */
+/** Customers (spec "Customer"). */
 import { Schema } from "effect"
 import { CompanyId, CustomerId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"

@@ -1,6 +1,6 @@
 /**
  * Recording events in the caller's transaction and reading the event log. Recording an event also
- * enqueues it for its webhook deliveries, in the same transaction; the dispatcher makes them (issue 16 item 2).
+ * enqueues it for its webhook deliveries, in the same transaction; the dispatcher makes them.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { NotFound, type PersistenceError, ValidationError } from "../shared/Errors.js"

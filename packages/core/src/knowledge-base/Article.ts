@@ -1,4 +1,4 @@
-/** Knowledge-base articles, their translations and revisions (spec "Knowledge-base article", D32). */
+/** Knowledge-base articles, their translations and revisions (spec "Knowledge-base article"). */
 import { Schema } from "effect"
 import { ArticleCategoryId, ArticleId, RevisionId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
@@ -55,7 +55,7 @@ export class Revision extends Model.Class<Revision>("Revision")({
 export const Locale = BoundedString(10).check(
   Schema.isPattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/u, { message: "must be a locale such as en or pt-BR" })
 )
-/** A URL path segment. Bounded at 255, not D33's 65,535: it is a key of a unique index (PostgreSQL caps those). */
+/** A URL path segment. Bounded at 255, not the default 65,535: it is a key of a unique index (PostgreSQL caps those). */
 export const Slug = BoundedString(255).check(
   Schema.isPattern(/^[a-z0-9]+(-[a-z0-9]+)*$/u, { message: "must be lower-case letters, digits and dashes" })
 )
@@ -63,7 +63,7 @@ const Title = Text.check(Schema.isMinLength(1))
 /** An ordering key; at most the largest 32-bit integer, what every SQL dialect's INTEGER holds. */
 const Position = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2_147_483_647 }))
 
-// The specification lists no bound for these: D33's 65,535.
+// The specification lists no bound for these: the default 65,535 characters.
 const translationFields = {
   slug: Schema.optionalKey(Slug),
   content: Schema.optionalKey(Text),

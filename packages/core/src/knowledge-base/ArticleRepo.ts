@@ -41,7 +41,7 @@ export class ArticleRepo extends Context.Service<ArticleRepo, {
   ) => Effect.Effect<void, PersistenceError | UniqueViolation>
   /** Deletes the article with its translations and revisions. False when absent. */
   readonly delete: (workspaceId: WorkspaceId, id: ArticleId) => Effect.Effect<boolean, PersistenceError>
-  /** Newest first (`created_at` desc, `id` desc, D18); unfiltered `total` from the workspace counter. */
+  /** Newest first (`created_at` desc, `id` desc); unfiltered `total` from the workspace counter. */
   readonly list: (
     workspaceId: WorkspaceId,
     filter: {

@@ -1,6 +1,6 @@
 /**
  * The knowledge base: articles with translations, a revision saved before every change of a translation's
- * text, and restore. Articles record no events (D34 lists none).
+ * text, and restore. Articles record no events: no event type covers them.
  */
 import { Context, type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { slugify } from "../agents/Agent.js"
@@ -279,7 +279,7 @@ export class KnowledgeBase extends Context.Service<KnowledgeBase>()("@support-en
     })
 
     /**
-     * Restore (spec endpoint, D32): on the revision's locale, the current translation is saved as a new revision and
+     * Restore: on the revision's locale, the current translation is saved as a new revision and
      * then takes the revision's title, content and excerpt; the article's status is unchanged. A revision of another
      * article or workspace is a 404.
      */

@@ -58,7 +58,7 @@ export class Training extends Context.Service<Training>()("@support-engine/core/
     const find = (workspaceId: WorkspaceId, id: TrainingDataId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Training data"))
 
-    /** Every agent must be an agent of the workspace: 400 INVALID_AGENT otherwise (spec rule 4, D30). */
+    /** Every agent must be an agent of the workspace: 400 INVALID_AGENT otherwise. */
     const checkAgents = (workspaceId: WorkspaceId, agentIds: ReadonlyArray<AgentId>) =>
       Effect.gen(function*() {
         const unique = [...new Set(agentIds)]
@@ -246,7 +246,7 @@ export class Training extends Context.Service<Training>()("@support-engine/core/
       return plan.page(items, total, timestampsKey)
     })
 
-    /** D31: a url item with completed pages goes back to the queue; otherwise the business-state 422 of D14. */
+    /** A url item with completed pages goes back to the queue; otherwise a business-state 422. */
     const resync = Tracing.fn("Training.resync")(function*(id: TrainingDataId) {
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
@@ -278,7 +278,7 @@ export class Training extends Context.Service<Training>()("@support-engine/core/
       return started
     })
 
-    /** D20: a url item's source or a page discovered under one, after normalisation. */
+    /** Whether a url item's source or a page discovered under one has this URL, after normalisation. */
     const urlExists = Tracing.fn("Training.urlExists")(function*(query: UrlExistsQuery) {
       const principal = yield* canRead
       const normalized = normalizeUrl(query.url)

@@ -1,4 +1,4 @@
-/** Training data, training folders and discovered URL pages (spec "Training data item", D20, D30, D31). */
+/** Training data, training folders and discovered URL pages (spec "Training data item"). */
 import { Schema } from "effect"
 import { Prohibited } from "../agents/Agent.js"
 import { AgentId, TrainingDataId, TrainingFolderId, UrlPageId } from "../shared/Ids.js"
@@ -81,7 +81,7 @@ export class ProcessUrls extends Model.Class<ProcessUrls>("ProcessUrls")({
   training_folder_id: Schema.optionalKey(Schema.NullOr(TrainingFolderId))
 }) {}
 
-/** `PUT /training-data/{id}`: title, description and agent_ids only; `metadata` is refused (D13, spec rule 4). */
+/** `PUT /training-data/{id}`: title, description and agent_ids only; `metadata` is refused with a 422. */
 export class UpdateTrainingData extends Model.Class<UpdateTrainingData>("UpdateTrainingData")({
   title: Schema.optionalKey(Title),
   description: Schema.optionalKey(Schema.NullOr(Text)),

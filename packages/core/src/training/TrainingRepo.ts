@@ -11,7 +11,7 @@ export interface TrainingFilter {
 }
 
 export class TrainingRepo extends Context.Service<TrainingRepo, {
-  /** `normalizedSource` is the D20 form of a url item's source (null for other types). */
+  /** `normalizedSource` is a url item's source as `normalizeUrl` makes it (null for other types). */
   readonly insert: (
     workspaceId: WorkspaceId,
     item: TrainingDataItem,
@@ -37,7 +37,7 @@ export class TrainingRepo extends Context.Service<TrainingRepo, {
   ) => Effect.Effect<Option.Option<TrainingFolder>, PersistenceError>
   readonly listFolders: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<TrainingFolder>, PersistenceError>
 
-  /** Replaces the pages discovered under an item; `normalized` holds each page's D20 form. */
+  /** Replaces the pages discovered under an item; `normalized` holds each page's URL as `normalizeUrl` makes it. */
   readonly replacePages: (
     workspaceId: WorkspaceId,
     itemId: TrainingDataId,
