@@ -1,5 +1,5 @@
 /**
- * The delivery log (issue 16 item 7, docs/webhooks.md "Logs"): one line per delivery attempt through Effect's
+ * The delivery log (docs/webhooks.md "Logs"): one line per delivery attempt through Effect's
  * `Logger`, written once the attempt is recorded, so it says what became of the delivery. Info for a delivered
  * attempt, warning for any other. It names the webhook, the delivery, the event and the attempt, how the attempt
  * ended and what comes next; never the URL's query, the secret, a signature, a header or the body.
@@ -17,7 +17,7 @@ export interface FinishedAttempt extends Completion {
 
 /**
  * What became of the delivery: `delivered`; `retry` (then `next_attempt_at`); `failed` (its attempts are spent);
- * `deactivated` (a 410, or the failure that deactivated its webhook, D38); `not_recorded` (the claim was lost, or the
+ * `deactivated` (a 410, or the failure that deactivated its webhook); `not_recorded` (the claim was lost, or the
  * database refused the write: the delivery is due again when its lease ends).
  */
 export type AttemptResultName = "delivered" | "retry" | "failed" | "deactivated" | "not_recorded"

@@ -8,10 +8,10 @@
  * Throughput (docs/performance.md, Webhooks): attempts that finish together are recorded together, and the same
  * transaction claims their replacements, so a busy queue costs one commit per batch rather than two per delivery.
  *
- * Fan-out (issue 16 item 2): a write records its event and, when some webhook subscribes to it, a marker; before
+ * Fan-out: a write records its event and, when some webhook subscribes to it, a marker; before
  * each claim the loop turns the pending markers into deliveries, many events per transaction.
  *
- * Fairness (issue 16): every claim asks for the webhook and workspace limits of attempts in flight, and storage
+ * Fairness: every claim asks for the webhook and workspace limits of attempts in flight, and storage
  * hands out work round-robin across workspaces and webhooks, so a slow, silent or failing receiver holds at most its
  * webhook's share of the slots and delays only its own deliveries. Each attempt is logged once recorded
  * (DeliveryLog.ts).
@@ -66,7 +66,7 @@ const endOf = (result: AttemptResult): AttemptEnd =>
     : "error"
 
 /**
- * Events fanned out per transaction (issue 16 item 2): up to 4,000 delivery rows at 20 webhooks each, one commit
+ * Events fanned out per transaction: up to 4,000 delivery rows at 20 webhooks each, one commit
  * that a backlog of writes shares instead of one per write; a bigger backlog takes several.
  */
 export const FAN_OUT_BATCH = 200
@@ -224,8 +224,8 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
         yield* Queue.offer(finished, { claimed, attempt: record, outcome, end: endOf(result) })
       }).pipe(
         // A defect (a bug, not an answer): logged, and the slot freed so the dispatcher keeps its concurrency; the
-        // attempt is not recorded, so D38's counts stay the receiver's, and the delivery is due again when its lease
-        // ends.
+        // attempt is not recorded, so the attempt and failure counts stay the receiver's, and the delivery is due
+        // again when its lease ends.
         Effect.catchDefect((defect) =>
           Effect.andThen(
             Effect.logError("webhook attempt failed unexpectedly; retried when its lease ends", Cause.die(defect)),
@@ -247,7 +247,7 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
       )
 
     /**
-     * Makes the deliveries of the events written since the last look (issue 16 item 2), a batch per transaction
+     * Makes the deliveries of the events written since the last look, a batch per transaction
      * until none is left, before any claim: the claim then sees them, and under `TestClock` a delivery exists as
      * soon as the engine has settled after its event's commit.
      */

@@ -2,14 +2,14 @@
  * The receiver's side: verify a delivery from its raw body and headers before trusting it. Both signatures
  * are checked in constant time (the hex `X-Service-Signature` or, during a rotation, `X-Service-Signature-Previous`;
  * and one of the Standard Webhooks signatures), and `webhook-timestamp` must be within the tolerance of now, which
- * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (at-least-once, D38).
+ * rejects replays of old deliveries. Receivers should still dedupe by the body's `id` (delivery is at least once).
  */
 import { Actor, EventData, EventType } from "@support-engine/core"
 import { Clock, Effect, Result, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { hexSignature, standardSignature } from "./Signer.js"
 
-/** The body of a delivery. `occurred_at` stays the D6 string it was sent as. */
+/** The body of a delivery. `occurred_at` stays the RFC 3339 string it was sent as. */
 export class WebhookPayload extends Schema.Class<WebhookPayload>("WebhookPayload")({
   event: EventType,
   id: Schema.String.check(Schema.isUUID()),
@@ -39,7 +39,7 @@ export type HeadersInput =
   | Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 export interface VerifyOptions {
-  /** How far `webhook-timestamp` may be from now, in seconds (default 300, D39). */
+  /** How far `webhook-timestamp` may be from now, in seconds (default 300). */
   readonly toleranceSeconds?: number
   /** The time to verify at (default: Effect's `Clock`). */
   readonly now?: Date | number

@@ -1,5 +1,5 @@
 /**
- * The delivery rules of D38 as pure functions: what an attempt's result means for the delivery and when the next
+ * The delivery rules as pure functions: what an attempt's result means for the delivery and when the next
  * attempt is due.
  */
 import { DeliveryOutcome, type WebhookSettings } from "@support-engine/core"

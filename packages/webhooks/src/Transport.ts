@@ -40,8 +40,8 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
       const resolver = yield* HostResolver
       const services = yield* Effect.context<never>()
       const timeout = Duration.toMillis(config.timeout)
-      // undici is loaded, and the agent made, with the first attempt: loading it was about a tenth of the
-      // executable's start-up (docs/performance.md), and a server may have nothing to deliver for a long while.
+      // undici is loaded, and the agent made, with the first attempt: loading it weighs on the executable's
+      // start-up (docs/performance.md), and a server may have nothing to deliver for a long while.
       const made = yield* Ref.make(Option.none<Agent>())
       yield* Effect.addFinalizer(() =>
         Effect.flatMap(

@@ -1,5 +1,5 @@
 /**
- * Idempotent retries (D52, like Stripe's `Idempotency-Key`): the first request with a key runs, and its outcome is
+ * Idempotent retries (like Stripe's `Idempotency-Key`): the first request with a key runs, and its outcome is
  * recorded under the key in the same transaction as its writes, so a crash leaves both or neither. A retry with
  * the same key and the same request gets the recorded outcome without running again; the same key with another
  * request is `IdempotencyKeyReused` (422); a retry while the first still runs is `IdempotencyKeyInUse` (409).

@@ -55,7 +55,7 @@ export class Revision extends Model.Class<Revision>("Revision")({
 export const Locale = BoundedString(10).check(
   Schema.isPattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/u, { message: "must be a locale such as en or pt-BR" })
 )
-/** A URL path segment. Bounded at 255, not the default 65,535: it is a key of a unique index (PostgreSQL caps those). */
+/** A URL path segment. Bounded at 255, not the usual 65,535: it is a key of a unique index (PostgreSQL caps those). */
 export const Slug = BoundedString(255).check(
   Schema.isPattern(/^[a-z0-9]+(-[a-z0-9]+)*$/u, { message: "must be lower-case letters, digits and dashes" })
 )

@@ -20,7 +20,7 @@ export interface ClaimedDelivery {
   readonly event: Event
   /** Attempts made before this one, redeliveries included. */
   readonly attempts: number
-  /** Attempts made before this one in the current round (since creation or the last redelivery, D38). */
+  /** Attempts made before this one in the current round (since creation or the last redelivery). */
   readonly roundAttempts: number
   /**
    * Redeliveries and recoveries of the delivery before this claim: an attempt is recorded only while the
@@ -80,7 +80,7 @@ export interface ClaimRequest {
 
 export class DeliveryQueue extends Context.Service<DeliveryQueue, {
   /**
-   * Records, in the caller's transaction, that `event` is to be fanned out (issue 16 item 2): a committed event
+   * Records, in the caller's transaction, that `event` is to be fanned out: a committed event
    * always gets its deliveries, a rolled-back one none. They are made by `fanOut`, one pending delivery due at the
    * event's time for every webhook of the workspace that was active and subscribed to its type or to `*` when the
    * event committed. Wakes this process's dispatchers after the commit.
@@ -142,7 +142,7 @@ export class DeliveryQueue extends Context.Service<DeliveryQueue, {
   /**
    * The workspaces whose new deliveries this process committed since the last call, or "any" when some other change
    * (a retry, a release, a redelivery, ...) may have made work due anywhere. A dispatcher whose every listed
-   * workspace is at its in-flight limit need not look for work (issue 16).
+   * workspace is at its in-flight limit need not look for work.
    */
   readonly changedWorkspaces: Effect.Effect<ReadonlySet<WorkspaceId> | "any">
 }>()("@support-engine/core/DeliveryQueue") {}

@@ -1,5 +1,5 @@
 /**
- * Erases previous webhook secrets once their rotation grace period has ended (D46, issue 16 item 8): the signer
+ * Erases previous webhook secrets once their rotation grace period has ended: the signer
  * already stops using them at the end of the grace, and an expired secret should not stay at rest either. One
  * sweep when the layer starts, then one a minute, on Effect's clock; any process may run it (the statement is
  * idempotent).

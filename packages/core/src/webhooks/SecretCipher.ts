@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets at rest (issue 16 item 8): storage keeps them encrypted under a key from configuration
+ * Webhook signing secrets at rest: storage keeps them encrypted under a key from configuration
  * and decrypts them only to sign. The port is here and the cipher (AES-256-GCM, `node:crypto`) is in storage: core
  * runs on any JavaScript runtime. The keys are read here, so every host validates them the same way.
  */

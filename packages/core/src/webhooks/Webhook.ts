@@ -112,7 +112,7 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 24 * 60 * 60
 
 const Events = Schema.Array(WebhookEventType).check(
   Schema.isMinLength(1),
-  Schema.isMaxLength(100) // D48
+  Schema.isMaxLength(100) // Bounded, like every list a request carries.
 )
 const Description = Schema.NullOr(Text)
 
@@ -149,7 +149,7 @@ export class ListWebhookDeliveries extends Model.Class<ListWebhookDeliveries>("L
 }) {}
 
 /**
- * `POST /webhooks/{id}/recover` (D52, like Svix's recover): queue again the webhook's deliveries that failed or
+ * `POST /webhooks/{id}/recover` (like Svix's recover): queue again the webhook's deliveries that failed or
  * were cancelled, created at or after `since` and, when given, before `until`.
  */
 export class RecoverWebhook extends Model.Class<RecoverWebhook>("RecoverWebhook")({

@@ -1,5 +1,5 @@
 /**
- * Storage port for the webhook operations of D52 that act on the delivery queue for one webhook: a ping (a test
+ * Storage port for the webhook operations that act on the delivery queue for one webhook: a ping (a test
  * event addressed to that webhook alone) and a recovery (its failed deliveries queued again). Apart from
  * `WebhookRepo` so that subscriptions and these operations can change independently.
  */

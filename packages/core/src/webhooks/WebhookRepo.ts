@@ -29,7 +29,7 @@ export class WebhookRepo extends Context.Service<WebhookRepo, {
   /**
    * First in every transaction that changes which webhooks of the workspace get which events (create, update,
    * delete, enable): the workspace's events still waiting for their fan-out get their deliveries now, under the
-   * subscriptions they committed with (issue 16 item 2), and concurrent changes and writers of the workspace wait
+   * subscriptions they committed with, and concurrent changes and writers of the workspace wait
    * for each other until the transaction ends, so concurrent creates count one after another.
    */
   readonly lockSubscriptions: (workspaceId: WorkspaceId) => Effect.Effect<void, PersistenceError>

@@ -1,8 +1,8 @@
 /**
  * Webhook subscriptions: create, read, update, delete, rotate the secret, enable, the delivery log,
  * redeliver, ping and recover. Every operation checks the principal's ability and reads and writes only
- * its workspace. Managing subscriptions records no events (D34 lists none); a ping is delivered but not
- * recorded in the event log (D52, as GitHub's ping is not part of a repository's events).
+ * its workspace. Managing subscriptions records no events (no event type covers it); a ping is delivered but not
+ * recorded in the event log (as GitHub's ping is not part of a repository's events).
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { Event } from "../events/Event.js"
@@ -57,7 +57,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
 
     const newSecret = Effect.provideService(makeSecret, IdGenerator, ids)
 
-    // D14's business-state 422: the request is valid, the workspace's state refuses it until a webhook is deleted.
+    // A business-state 422: the request is valid, the workspace's state refuses it until a webhook is deleted.
     const tooMany = new BusinessStateError({
       message: `A workspace may have at most ${config.maxPerWorkspace} webhooks ` +
         `(SUPPORT_WEBHOOK_MAX_PER_WORKSPACE); delete one to create another.`
@@ -157,7 +157,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
     })
 
     /**
-     * A new secret, returned once; the old one keeps signing for the grace period (default 24 hours, D46), and
+     * A new secret, returned once; the old one keeps signing for the grace period (default 24 hours), and
      * not at all with 0.
      */
     const rotateSecret = Tracing.fn("Webhooks.rotateSecret")(function*(id: WebhookId, input: RotateWebhookSecret) {
@@ -241,7 +241,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@support-engine/core/
     })
 
     /**
-     * Queues again the deliveries of this webhook that failed or were cancelled since `since` (D52, like Svix's
+     * Queues again the deliveries of this webhook that failed or were cancelled since `since` (like Svix's
      * recover), each with a fresh attempt budget and its own id.
      */
     const recover = Tracing.fn("Webhooks.recover")(function*(id: WebhookId, input: RecoverWebhook) {
