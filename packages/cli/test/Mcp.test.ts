@@ -22,7 +22,9 @@ const READ_TOOLS = [
   "get_customer",
   "search_conversations",
   "search_customers",
-  "search_knowledge_base"
+  "search_knowledge_base",
+  "suggest_reply",
+  "summarize_conversation"
 ]
 
 /** An SDK client of `support-engine mcp` run with `env`, closed (the process ended) with the test's scope. */
@@ -130,7 +132,7 @@ describe("support-engine mcp (D60)", () => {
         const { client } = yield* connect({ ...env, SUPPORT_TOKEN: token })
         assert.strictEqual(client.getServerVersion()?.name, "support-engine")
         const tools = yield* Effect.promise(() => client.listTools())
-        assert.strictEqual(tools.tools.length, 9)
+        assert.strictEqual(tools.tools.length, 11)
 
         const found = yield* success(client, "search_conversations", { query: "kettle" })
         assert.deepStrictEqual((found.data as Array<{ id: string }>).map((c) => c.id), [conversation.id])

@@ -6,6 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ABILITIES, type Ability } from "@support-engine/core"
 import { Effect } from "effect"
 import { baseUrl, raw, type Tenant, tenant, testServer, userOf } from "./Harness.js"
 
@@ -16,7 +17,9 @@ const READ_TOOLS = [
   "get_customer",
   "search_conversations",
   "search_customers",
-  "search_knowledge_base"
+  "search_knowledge_base",
+  "suggest_reply",
+  "summarize_conversation"
 ]
 const WRITE_TOOLS = ["reply_to_conversation", "update_conversation"]
 
@@ -138,6 +141,36 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
       assert.include(hidden, "not found")
     }))
 
+  it.effect("D58, D60: each ability lists exactly the tools of its resource (write includes read)", () =>
+    Effect.gen(function*() {
+      const conversationsRead = ["get_conversation", "search_conversations", "suggest_reply", "summarize_conversation"]
+      const expected: Record<Ability, ReadonlyArray<string>> = {
+        "external-api:read": READ_TOOLS,
+        "external-api:write": [...READ_TOOLS, ...WRITE_TOOLS],
+        "agents:read": ["ask_agent"],
+        "agents:write": ["ask_agent"],
+        "customers:read": ["get_customer", "search_customers"],
+        "customers:write": ["get_customer", "search_customers"],
+        "companies:read": [],
+        "companies:write": [],
+        "conversations:read": conversationsRead,
+        "conversations:write": [...conversationsRead, ...WRITE_TOOLS],
+        "training:read": [],
+        "training:write": [],
+        "knowledge-base:read": ["get_article", "search_knowledge_base"],
+        "knowledge-base:write": ["get_article", "search_knowledge_base"],
+        "webhooks:read": [],
+        "webhooks:write": [],
+        "events:read": []
+      }
+      for (const ability of ABILITIES) {
+        const holder = yield* tenant([ability])
+        const { client } = yield* connect(holder.token)
+        const listed = yield* Effect.promise(() => client.listTools())
+        assert.deepStrictEqual(listed.tools.map((t) => t.name).sort(), [...expected[ability]].sort(), ability)
+      }
+    }))
+
   it.effect("D60: every tool once, each answering the JSON the HTTP API answers", () =>
     Effect.gen(function*() {
       const owner = yield* tenant(["external-api:write"])
@@ -225,6 +258,29 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
         json: { question: "How long do refunds take?", channel: "chat" }
       })
       assert.deepStrictEqual(answer, asked.body)
+
+      // The copilot (D61) answers what its HTTP endpoints answer; the local model is deterministic.
+      const suggested = yield* success(client, "suggest_reply", {
+        conversation_id: f.conversation.id,
+        agent_id: f.agent.id
+      })
+      const suggestedOverHttp = yield* raw("POST", `/v1/conversations/${f.conversation.id}/suggest-reply`, {
+        token: owner.token,
+        json: { agent_id: f.agent.id }
+      })
+      assert.strictEqual(suggestedOverHttp.status, 200, suggestedOverHttp.text)
+      assert.deepStrictEqual(suggested, suggestedOverHttp.body)
+      assert.property(suggested, "citations")
+      const summary = yield* success(client, "summarize_conversation", {
+        conversation_id: f.conversation.id,
+        agent_id: f.agent.id
+      })
+      const summaryOverHttp = yield* raw("POST", `/v1/conversations/${f.conversation.id}/summarize`, {
+        token: owner.token,
+        json: { agent_id: f.agent.id }
+      })
+      assert.deepStrictEqual(summary, summaryOverHttp.body)
+      assert.include(summary.summary as string, "kettle")
     }))
 
   it.effect("D60: failures are tool results with isError and the error's code and message", () =>
@@ -316,7 +372,9 @@ layer(testServer("mcp"), { excludeTestServices: true })("MCP over Streamable HTT
         ["update_conversation", { conversation_id: f.conversation.id, status: "closed" }],
         ["get_customer", { customer_id: f.customer.id }],
         ["get_article", { article_id: f.article.id }],
-        ["ask_agent", { agent_id: f.agent.id, question: "Refunds?", channel: "chat" }]
+        ["ask_agent", { agent_id: f.agent.id, question: "Refunds?", channel: "chat" }],
+        ["suggest_reply", { conversation_id: f.conversation.id, agent_id: f.agent.id }],
+        ["summarize_conversation", { conversation_id: f.conversation.id, agent_id: f.agent.id }]
       ]
       for (const [name, args] of calls) {
         const result = yield* call(client, name, args)

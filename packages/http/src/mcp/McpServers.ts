@@ -7,6 +7,7 @@
 import {
   type AgentAsk,
   type Conversations,
+  type Copilot,
   type Customers,
   type KnowledgeBase,
   type Messages,
@@ -26,6 +27,7 @@ import { AgentTools, AgentToolsLive } from "./AgentTools.js"
 import { argumentErrorsAsResults } from "./ArgumentErrors.js"
 import { ArticleResourcesLive } from "./ArticleResources.js"
 import { ConversationTools, ConversationToolsLive } from "./ConversationTools.js"
+import { CopilotTools, CopilotToolsLive } from "./CopilotTools.js"
 import { CustomerTools, CustomerToolsLive } from "./CustomerTools.js"
 import { KnowledgeBaseTools, KnowledgeBaseToolsLive } from "./KnowledgeBaseTools.js"
 import { ToolVisibility } from "./ToolAccess.js"
@@ -42,12 +44,13 @@ export const MCP_PATH = "/mcp"
 export const PROTOCOLS = [McpProtocol.v2025_06_18, McpProtocol.v2025_03_26, McpProtocol.v2024_11_05] as const
 
 const INSTRUCTIONS = "Tools of a customer-support workspace: search and read conversations, customers and published " +
-  "knowledge-base articles, reply to and triage conversations, and ask the workspace's AI agents. Results are the " +
+  "knowledge-base articles, reply to and triage conversations, ask the workspace's AI agents, and have them " +
+  "draft replies and summaries. Results are the " +
   "JSON of the support-engine HTTP API; a failed call's text starts with the error code (RESOURCE_NOT_FOUND, " +
   "VALIDATION_ERROR, ...)."
 
 /** The services the tools call, built once per server. */
-export type McpToolServices = Conversations | Messages | Customers | KnowledgeBase | AgentAsk
+export type McpToolServices = Conversations | Messages | Customers | KnowledgeBase | AgentAsk | Copilot
 
 /**
  * Every toolkit and the article resources, each listed and callable only when the request's principal may call it
@@ -58,14 +61,19 @@ export const McpRegistrations = Layer.mergeAll(
     McpServer.toolkit(ConversationTools),
     McpServer.toolkit(CustomerTools),
     McpServer.toolkit(KnowledgeBaseTools),
-    McpServer.toolkit(AgentTools)
+    McpServer.toolkit(AgentTools),
+    McpServer.toolkit(CopilotTools)
   ).pipe(
-    Layer.provide(argumentErrorsAsResults([ConversationTools, CustomerTools, KnowledgeBaseTools, AgentTools]))
+    Layer.provide(
+      argumentErrorsAsResults([ConversationTools, CustomerTools, KnowledgeBaseTools, AgentTools, CopilotTools])
+    )
   ),
   ArticleResourcesLive
 ).pipe(
   Layer.provide(ToolVisibility.layer),
-  Layer.provide(Layer.mergeAll(ConversationToolsLive, CustomerToolsLive, KnowledgeBaseToolsLive, AgentToolsLive))
+  Layer.provide(
+    Layer.mergeAll(ConversationToolsLive, CustomerToolsLive, KnowledgeBaseToolsLive, AgentToolsLive, CopilotToolsLive)
+  )
 )
 
 /** A token that stopped being accepted while a stdio server runs (revoked or expired): a JSON-RPC error. */

@@ -26,7 +26,9 @@ export const TOOL_RULES: Readonly<Record<string, ToolRule>> = {
   get_customer: { resource: "customers", access: "read" },
   search_knowledge_base: { resource: "knowledge-base", access: "read" },
   get_article: { resource: "knowledge-base", access: "read" },
-  ask_agent: { resource: "agents", access: "read" }
+  ask_agent: { resource: "agents", access: "read" },
+  suggest_reply: { resource: "conversations", access: "read" },
+  summarize_conversation: { resource: "conversations", access: "read" }
 }
 
 /** The article resources (ArticleResources.ts): a list names their URI template, a read the URI itself. */
