@@ -29,10 +29,16 @@ import { ReplySignal } from "./ReplySignal.js"
 import { extractiveSummary, readTranscript, toLine } from "./Summary.js"
 
 /**
- * How long a claimed job stays leased to one worker. Longer than the model's worst case (three 30-second calls and
- * their backoff), so a live worker always finishes first; a worker that died lets it expire.
+ * How long a claimed job stays leased to one worker: longer than the model's budget below plus the writes, so a live
+ * worker always finishes first; a worker that died lets it expire.
  */
 export const REPLY_LEASE = Duration.minutes(3)
+/**
+ * How long the model may work on one job, all its calls together: the rule check, the answer and its redraft, each
+ * with its own timeout and retries, then a handoff's summary. Past it the conversation goes to a person (reason
+ * `model_error`) with the summary quoted from the conversation, well before the lease could pass to another worker.
+ */
+export const REPLY_MODEL_BUDGET = Duration.minutes(2)
 /**
  * Claims of one job that may end without finishing (their workers crashed or lost the database) before the next
  * claim hands the conversation to a person instead of trying once more: a message that brings its workers down
@@ -91,6 +97,7 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
     /** What the agent does about the message, decided outside any transaction (the model may take seconds). */
     const prepare = (job: ClaimedReplyJob) =>
       Effect.gen(function*() {
+        const deadline = DateTime.addDuration(yield* now, REPLY_MODEL_BUDGET)
         const workspace = yield* workspaces.findById(job.workspaceId)
         const conversation = yield* conversations.findById(job.workspaceId, job.conversationId)
         const agent = yield* agents.findById(job.workspaceId, job.agentId)
@@ -112,11 +119,20 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
               Effect.map((t) =>
                 [...t.filter((m) => m.id !== job.messageId), ...t.filter((m) => m.id === job.messageId)].map(toLine)
               ),
-              // A model that just failed is not asked again for the summary: the quoted one is used at once.
+              // A model that just failed is not asked again for the summary: the quoted one is used at once, as it
+              // is when the model's budget for this job runs out before the summary is written.
               Effect.flatMap((transcript) =>
-                outcome.escalation.reason === "model_error"
-                  ? Effect.succeed(extractiveSummary(transcript))
-                  : answers.summarize(agent.value, transcript, job.locale)
+                Effect.flatMap(now, (at) => {
+                  const left = DateTime.distance(at, deadline)
+                  return outcome.escalation.reason === "model_error" || !Duration.isPositive(left)
+                    ? Effect.succeed(extractiveSummary(transcript))
+                    : answers.summarize(agent.value, transcript, job.locale).pipe(
+                      Effect.timeoutOrElse({
+                        duration: left,
+                        orElse: () => Effect.succeed(extractiveSummary(transcript))
+                      })
+                    )
+                })
               ),
               Effect.map((summary) => ({ _tag: "Act", agent: agent.value, principal, outcome, summary }))
             )
@@ -155,7 +171,11 @@ export class ReplyWorker extends Context.Service<ReplyWorker>()("@support-engine
           // The model may be the host's code: if it dies, the conversation goes to a person instead of the worker.
           Effect.catchDefect((defect) =>
             Effect.as(Effect.logWarning("AI agent model died", defect), handoff("model_error"))
-          )
+          ),
+          Effect.timeoutOrElse({
+            duration: REPLY_MODEL_BUDGET,
+            orElse: () => Effect.as(Effect.logWarning("AI agent model ran out of time", job.id), handoff("model_error"))
+          })
         )
         return yield* act(outcome)
       }).pipe(Effect.provideService(MessageRepo, messageRepo))
