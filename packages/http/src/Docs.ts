@@ -1,5 +1,5 @@
 /**
- * The routes beside `/v1` (D42): `GET /health` (no auth, liveness: it touches no database), `GET /ready` (no auth,
+ * The routes beside `/v1`: `GET /health` (no auth, liveness: it touches no database), `GET /ready` (no auth,
  * readiness: 200 when the database answers and is migrated, else 503), `GET /openapi.json` (OpenAPI 3.1 of the whole API)
  * and `GET /docs`, a browsable reference whose script is inlined in the page (Scalar, bundled with `effect`), so
  * it works on a machine without internet access.
