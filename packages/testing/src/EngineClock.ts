@@ -11,7 +11,7 @@
  * starts at 0; a sleep of no time returns at once. The sleep of an interrupted fiber is dropped at once: whether a
  * sleep began before the race that interrupted it (a dispatcher's sleep against a commit's signal) depends on the
  * database's timing on PostgreSQL, and a stale sleeper still listed made `advanceToNext` jump the clock to its time
- * in one run and not in another (issue 19).
+ * in one run and not in another.
  */
 import { Clock, Duration, Effect } from "effect"
 import type { TestClock } from "effect/testing"
