@@ -281,8 +281,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       }
     })
 
-  // Plain loops with an effect only to fail: this runs after every step over every pending delivery and every
-  // webhook ever made (an effect per item, and a search of every webhook per ledger, were over 1% of a run's CPU).
+  // Plain loops with an effect only to fail: this runs after every step over every pending delivery and every webhook
+  // ever made (an effect per item, and a search of every webhook per ledger, were a visible share of a run's CPU).
   const check = (now: number, final: boolean) =>
     Effect.gen(function*() {
       for (const delivery of pending) {

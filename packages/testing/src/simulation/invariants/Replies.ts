@@ -77,8 +77,8 @@ const lateAsk = (conversation: ConversationModel, now: number, final: boolean) =
 /**
  * Asks past their deadline must have been answered; at the end, every ask that was not disturbed. Only the
  * conversations asked something are looked at (`World.asking`), in plain code with an effect only to fail: this runs
- * after every step, and an `Effect.gen` per conversation of the run was 5% of a run's CPU. A failure names the
- * first such conversation in the order they were made, as a look at every conversation would.
+ * after every step, and an `Effect.gen` per conversation of the run was a visible share of a run's CPU. A failure names
+ * the first such conversation in the order they were made, as a look at every conversation would.
  */
 export const checkAsks = (world: World, now: number, final: boolean): Effect.Effect<void> =>
   Effect.suspend(() => {
