@@ -5,7 +5,7 @@
  * it works on a machine without internet access.
  *
  * Both documents are built on their first request, not at start: every start generated the OpenAPI document
- * twice (once more for the reference page) and parsed the page's 3.4 MB script (docs/performance.md, item 7).
+ * twice (once more for the reference page) and parsed the page's large script (docs/performance.md, start-up).
  */
 import { Readiness } from "@support-engine/core"
 import { Effect, type Layer } from "effect"
