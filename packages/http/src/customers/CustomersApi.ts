@@ -1,4 +1,4 @@
-/** `/customers`: create, list (by email, company or search), read, update, delete, export and erase. */
+/** `/customers`: create, list (by email, company or search), read, update, delete and export. */
 import {
   CreateCustomer,
   Customer,

@@ -110,7 +110,7 @@ export const InvalidAssigneeTypeResponse = envelope(
   "The assignee type violates the conversation's channel rules"
 )
 
-/** 400 INVALID_TYPE: a training-data type that cannot be created directly. */
+/** 400 INVALID_TYPE: a training-data type the API does not know. */
 export const InvalidTypeResponse = envelope(InvalidType, "Unsupported training data type")
 
 /** 400 INVALID_AGENT: an unknown or foreign agent in `agent_ids`. */

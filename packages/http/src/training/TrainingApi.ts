@@ -1,4 +1,4 @@
-/** `/training-data`: items and folders, URL processing and lookup, resync. */
+/** `/training-data`: items, URL processing and lookup, resync. */
 import {
   CreateTrainingData,
   ListTrainingData,
