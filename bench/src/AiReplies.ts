@@ -1,5 +1,5 @@
 /**
- * The AI reply loop at scale (D53): customer messages answered by an `auto_reply` agent through the whole loop
+ * The AI reply loop at scale: customer messages answered by an `auto_reply` agent through the whole loop
  * (message and job in one transaction, the engine's reply worker, retrieval over 100,000 passages with the local
  * model, the reply and its event), in replies per second, beside plain message creation in the same run (messages
  * in conversations no agent answers), through the Promise facade on SQLite.

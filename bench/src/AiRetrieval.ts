@@ -1,5 +1,5 @@
 /**
- * Agent retrieval at scale (D53): `agents.ask` through the Promise facade with the local model, on databases of
+ * Agent retrieval at scale: `agents.ask` through the Promise facade with the local model, on databases of
  * 10,000 and 1,000,000 completed training passages. The passages are bulk-inserted in one transaction straight
  * into `training_data`, whose triggers fill the passage index exactly as the engine's own writes do; five "needle"
  * passages hold the words asked about. A selective question reads the matching postings only, so its cost should

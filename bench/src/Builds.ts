@@ -1,5 +1,5 @@
 /**
- * `pnpm bench --builds name=checkout ...` (issue 14): the engine servers of several checkouts of this repository
+ * `pnpm bench --builds name=checkout ...`: the engine servers of several checkouts of this repository
  * (an older commit in a `git worktree` with its dependencies installed, this one as `.`), each on a database of
  * 100,000 customers seeded by its own code, loaded alternately in one sitting: GET by id, a list page and a create,
  * each round in a rotated order. On a shared machine only ratios between builds of one sitting say anything about

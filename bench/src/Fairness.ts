@@ -1,5 +1,5 @@
 /**
- * `pnpm bench --fairness` (issue 16 item 2): what a workspace whose 20 webhooks point at a receiver that never
+ * `pnpm bench --fairness`: what a workspace whose 20 webhooks point at a receiver that never
  * answers costs everyone else, in one run and one process (the engine's services and its dispatcher, with the
  * default limits: 64 attempts in flight, 32 per workspace, 16 per webhook; real undici to receivers on 127.0.0.1).
  *
@@ -9,8 +9,8 @@
  *   taken, and A still recording events during the samples.
  * - Write throughput: customers created one after another (each records `customer.created`) in a workspace with no
  *   webhook and in one with 20 webhooks subscribed to everything (on the silent receiver), in alternating rounds.
- *   Each measure ends once the fan-out of its writes is done (issue 16 item 2: deliveries are made after the
- *   commit, in batches), so the deferred work is counted in the round that caused it.
+ *   Each measure ends once the fan-out of its writes is done (deliveries are made after the commit, in batches),
+ *   so the deferred work is counted in the round that caused it.
  */
 import {
   Actor,
@@ -225,7 +225,7 @@ export const fairnessPhase = async (
         )
         ops++
       }
-      // Issue 16 item 2: the deliveries of these writes are made by the dispatcher's fan-out step, which may still
+      // The deliveries of these writes are made by the dispatcher's fan-out step, which may still
       // have events waiting (a workspace at its in-flight limit is fanned out at the next due time or poll). They
       // are made now and the time counts: the rate is the one the writes and their fan-out sustain together.
       await runtime.runPromise(finishFanOut)

@@ -82,7 +82,7 @@ export const startupPhase = async (dir: string, large: Seeded | undefined): Prom
   const firstEngine = await startServer("engine", empty, progress)
   const migrateMs = firstEngine.startupMs
   await stopServer(firstEngine)
-  // `pnpm start` on a new empty file: it migrates and bootstraps a workspace and a token (D42).
+  // `pnpm start` on a new empty file: it migrates and bootstraps a workspace and a token.
   const fresh = await startServer("serve", join(dir, "startup-serve.db"), progress)
   await stopServer(fresh)
   out["empty database (first start, migrating)"] = { engine: migrateMs, serve: fresh.startupMs, raw: Number.NaN }

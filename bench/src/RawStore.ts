@@ -1,7 +1,7 @@
 /**
- * The hand-written baseline's data layer (issue 6): better-sqlite3 prepared statements on the engine's own
+ * The hand-written baseline's data layer: better-sqlite3 prepared statements on the engine's own
  * schema, doing the same work per request as the engine: SHA-256 token check (constant-time) with the
- * token's workspace, workspace scoping, the D6 timestamp form, the D17 envelope with a counter-kept total,
+ * token's workspace, workspace scoping, the API's timestamp form, the list envelope with a counter-kept total,
  * and a conversation created with its event (the outbox row) and counters in one transaction.
  */
 import Database from "better-sqlite3"
@@ -38,7 +38,7 @@ interface TokenRow {
   readonly organization_id: string
 }
 
-/** D6: stored `...Z` becomes `...+00:00`. */
+/** The API's timestamp form: stored `...Z` becomes `...+00:00`. */
 const wire = (stored: string): string => stored.endsWith("Z") ? `${stored.slice(0, -1)}+00:00` : stored
 
 const customerJson = (r: CustomerRow) => ({
@@ -116,7 +116,7 @@ export const openRaw = (filename: string) => {
     `INSERT INTO events (id, workspace_id, event, occurred_at, actor_type, actor_id, data)
      VALUES (?, ?, 'conversation.created', ?, 'api_token', ?, ?)`
   )
-  // The engine's outbox looks up subscribed webhooks in the same transaction (D37); so does the baseline.
+  // The engine's outbox looks up subscribed webhooks in the same transaction; so does the baseline.
   const subscribers = db.prepare<[string, string], { webhook_id: string }>(
     `SELECT DISTINCT t.webhook_id FROM webhook_event_types t JOIN webhooks w ON w.id = t.webhook_id
      WHERE t.workspace_id = ? AND t.event_type IN (?, '*') AND w.is_active = 1`
@@ -149,7 +149,7 @@ export const openRaw = (filename: string) => {
     return row === undefined ? undefined : customerJson(row)
   }
 
-  /** The D17 envelope; `url` is the absolute request URL. */
+  /** The list envelope (`data`, `links`, `meta`); `url` is the absolute request URL. */
   const listCustomers = (workspaceId: string, page: number, perPage: number, url: URL) => {
     const rows = customerPage.all(workspaceId, perPage, (page - 1) * perPage)
     const total = counter.get(workspaceId, "customers")?.value ?? 0
@@ -224,7 +224,7 @@ export const openRaw = (filename: string) => {
     return { _tag: "Created", conversation }
   })
 
-  /** Hand validation of the create body, as the contract asks (D13: typed JSON, 422 per field). */
+  /** Hand validation of the create body, as the contract asks (typed JSON, 422 per field). */
   const validateConversation = (body: unknown): Validated => {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return { _tag: "Invalid", errors: { customer_id: ["The customer_id field is required."] } }

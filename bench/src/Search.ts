@@ -1,5 +1,5 @@
 /**
- * Search at scale (D52): a selective full-text search (`q` on customers, 5 matches) on databases of different
+ * Search at scale: a selective full-text search (`q` on customers, 5 matches) on databases of different
  * sizes, through the Promise facade. The index (SQLite FTS5, kept by triggers) is filled as the seed inserts; five
  * "needle" customers are then inserted the same way. A selective search reads the matching postings only, so its
  * cost should not grow with the table: the report gives the latency at each size and the ratio largest/smallest.

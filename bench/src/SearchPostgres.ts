@@ -1,5 +1,5 @@
 /**
- * Search at scale on PostgreSQL (D52): the same selective search as Search.ts (`q=zanzib quok` on customers, five
+ * Search at scale on PostgreSQL: the same selective search as Search.ts (`q=zanzib quok` on customers, five
  * matches) on a database of its own per size, on the server `SUPPORT_BENCH_PG_URL` (or `SUPPORT_TEST_PG_URL`) names.
  *
  * The engine creates the schema (its migrations, with the `tsvector` table, its GIN index and the triggers that keep
@@ -92,8 +92,8 @@ export const searchLatencyPostgres = async (
           [workspaceId, customers + NEEDLES]
         )
         // What autovacuum does after a bulk load: statistics, and the GIN index's pending list (fastupdate) merged
-        // into the index. Until then a search also scans that list, about 3 to 11 ms at 100,000 fresh rows here
-        // against 0.1 ms after (docs/performance.md).
+        // into the index. Until then a search also scans that list, and a fresh load would measure slower than a
+        // table in use (docs/performance.md).
         yield* sql.unsafe("VACUUM ANALYZE")
       }))
     const seedSeconds = (performance.now() - started) / 1000

@@ -1,7 +1,7 @@
 /**
  * Benchmark databases: the engine creates the schema (its migrations), a workspace and a write token through
  * its own API; customers are then bulk-inserted straight through SQL in one transaction, with the counter the
- * unfiltered list total reads (D18) set to match.
+ * unfiltered list total reads set to match.
  */
 import { createSupportEngine } from "@support-engine/engine"
 import Database from "better-sqlite3"
@@ -49,7 +49,7 @@ export const seed = async (file: string, customers: number): Promise<Seeded> => 
   db.transaction(() => {
     for (let i = 0; i < customers; i++) {
       const id = randomUUID()
-      // One second apart: distinct, ordered created_at, stored the way the repositories store it (D6 in UTC).
+      // One second apart: distinct, ordered created_at, stored the way the repositories store it (in UTC).
       const at = new Date(BASE + i * 1000).toISOString()
       const email = `customer${i}@bench.example`
       insert.run(id, workspaceId, `First${i}`, `Last${i}`, email, email, at, at, at, at)

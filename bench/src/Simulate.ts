@@ -1,5 +1,5 @@
 /**
- * `pnpm bench --simulate` (issue 19 item 4): the simulator's speed. One seed, 10,000 steps (2,000 with --quick), on a
+ * `pnpm bench --simulate`: the simulator's speed. One seed, 10,000 steps (2,000 with --quick), on a
  * SQLite file with crashes on, every check of every step included; wall time and CPU time of the whole run (the
  * final day of simulated time and its checks too), and the trace hash, which a second run must repeat. The run has a
  * process of its own, started as `pnpm simulate` starts one (SimulateChild.ts).
@@ -17,9 +17,9 @@ export interface SimulateResult {
 }
 
 /**
- * The node flags `pnpm simulate` runs with (package.json): a young generation of 64 MB semi-spaces, where the default
- * 16 MB had the collector copy the engine's short-lived objects three times as often (915 scavenges against 246 over
- * 10,000 steps, about 5% of the CPU; docs/performance.md). A flag of the process, so the run gets a process of its own.
+ * The node flags `pnpm simulate` runs with (package.json): a young generation of 64 MB semi-spaces, where the
+ * default's smaller ones have the collector copy the engine's short-lived objects far more often
+ * (docs/performance.md). A flag of the process, so the run gets a process of its own.
  */
 export const SIMULATOR_NODE_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=64"]
 

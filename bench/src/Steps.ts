@@ -1,5 +1,5 @@
 /**
- * Runtime steps per request, for `pnpm bench --builds` (issue 14): each checkout's standalone server with a step
+ * Runtime steps per request, for `pnpm bench --builds`: each checkout's standalone server with a step
  * counter (servers/steps.ts, bundled inside that checkout so that it runs that checkout's code), sent the same
  * requests one at a time. Unlike a rate or a CPU time, the count is the same on a quiet and on a busy machine.
  */

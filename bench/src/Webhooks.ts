@@ -1,5 +1,5 @@
 /**
- * The webhook phase (issue 6): deliveries per second draining a queue of pending deliveries to a local receiver
+ * The webhook phase: deliveries per second draining a queue of pending deliveries to a local receiver
  * that answers 200, through the engine's dispatcher and through a hand-written loop in the same run, and the
  * dispatcher's heap and RSS before, during and after draining a larger queue.
  *
@@ -80,7 +80,7 @@ export interface WebhookResult {
   readonly memory: DrainSummary | undefined
 }
 
-/** A customer.created payload as the engine records it: the customer in its API form (D44). */
+/** A customer.created payload as the engine records it: the customer in its API form. */
 const customerData = (i: number, at: string) => JSON.stringify({ ...customerFields(i, at), id: randomUUID() })
 
 const BASE = Date.UTC(2024, 0, 1)
@@ -175,7 +175,8 @@ const runDrain = (request: DrainRequest, cpuProfileDir: string | undefined) =>
       execArgv: ["--expose-gc", ...profile, "--import", "tsx"],
       env: {
         ...process.env,
-        // The receiver is on loopback (D47), and the dispatcher keeps as many attempts in flight as the raw loop.
+        // The receiver is on loopback, which only private targets allowed reach, and the dispatcher keeps as many
+        // attempts in flight as the raw loop.
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         SUPPORT_WEBHOOK_CONCURRENCY: String(request.concurrency)
       },

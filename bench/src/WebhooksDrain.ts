@@ -10,9 +10,10 @@
  *   webhook, the webhook's secret is decrypted with node:crypto from its stored form (AES-256-GCM under the key file
  *   beside the database, as storage keeps it; once per stored value), the body and both signatures are made with
  *   node:crypto exactly as `Signer.ts` makes them, an undici keep-alive `Pool` posts them with the same number in
- *   flight, and each answered delivery is marked delivered with its attempt record (the durable work D38 asks of the
- *   engine): one transaction per delivery, or one per `batch` deliveries. Each attempt writes its log line, JSON
- *   with the fields of the engine's delivery log, in one write per 10 ms as the server's logger does.
+ *   flight, and each answered delivery is marked delivered with its attempt record (the durable work at-least-once
+ *   delivery asks of the engine): one transaction per delivery, or one per `batch` deliveries. Each attempt writes
+ *   its log line, JSON with the fields of the engine's delivery log, in one write per 10 ms as the server's logger
+ *   does.
  */
 import Database from "better-sqlite3"
 import { createDecipheriv, createHmac } from "node:crypto"

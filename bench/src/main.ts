@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick]` (issue 6): support-engine beside a hand-written node:http + better-sqlite3 server and a
+ * `pnpm bench [--quick]`: support-engine beside a hand-written node:http + better-sqlite3 server and a
  * Fastify 5 one, in-process and over HTTP, at scale and at start-up, and its webhook dispatcher beside a raw
  * loop. Prints a progress line per phase and a table, and writes a JSON result file
  * (bench/results/<timestamp>.json) so two runs can be compared.

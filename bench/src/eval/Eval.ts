@@ -1,5 +1,5 @@
 /**
- * `pnpm eval` (D61): the labelled question set (Articles.ts, Training.ts, Questions.ts) asked of one agent through
+ * `pnpm eval`: the labelled question set (Articles.ts, Training.ts, Questions.ts) asked of one agent through
  * core's services on a fresh workspace. Reports retrieval recall@5 (the expected source among the five passages the
  * model is given), answer accuracy (the expected source cited and its key sentence in the answer), handoff
  * precision and recall (handoffs expected for `no_answer` and `escalation` questions), per language, and the leaks

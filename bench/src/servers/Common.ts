@@ -11,7 +11,7 @@ export const serverConfig = () => {
 /** Tells the parent (which polls /health anyway) that the server listens. */
 export const ready = (port: number) => process.send?.({ ready: port })
 
-/** Parses `page`/`per_page` like D16: integers, per_page 1..100, page >= 1, defaults 15 and 1. */
+/** Parses `page`/`per_page` like the engine: integers, per_page 1..100, page >= 1, defaults 15 and 1. */
 export const pageQuery = (
   params: URLSearchParams
 ):

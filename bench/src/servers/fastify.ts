@@ -1,5 +1,5 @@
 /**
- * Baseline 2 (issue 6): what a user would build instead of adopting the engine: Fastify 5 with JSON-schema
+ * Baseline 2: what a user would build instead of adopting the engine: Fastify 5 with JSON-schema
  * validation (params, query, body) and response serialization, over the same better-sqlite3 statements.
  */
 import Fastify, { type FastifyError } from "fastify"

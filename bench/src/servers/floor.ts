@@ -1,6 +1,6 @@
 /**
  * The floor of any server built on HttpApi here: the engine's own three benchmarked endpoints (imported from
- * `@support-engine/http`: path, query and body decoded, responses encoded with the engine's `Customer`, D17 list
+ * `@support-engine/http`: path, query and body decoded, responses encoded with the engine's `Customer`, the list
  * envelope and `Conversation`), served by `HttpApiBuilder` on `NodeHttpServer` as the engine is, with handlers
  * that return fixed values. Behind the same bearer check as the engine's (a security middleware: no header,
  * a malformed one and a rejected token are 401s with the engine's messages, a token without the ability the method
@@ -50,7 +50,7 @@ class FloorAuthentication extends HttpApiMiddleware.Service<FloorAuthentication,
   { error: [UnauthenticatedResponse, InsufficientAbilityResponse], security: { bearer: HttpApiSecurity.bearer } }
 ) {}
 
-/** `Bearer <token id>|<secret>` (D9), as the engine's Authentication.ts reads it. */
+/** `Bearer <token id>|<secret>`, as the engine's Authentication.ts reads it. */
 const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9_-]+$/i
 
 const FloorAuthenticationLive = Layer.succeed(

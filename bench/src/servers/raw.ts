@@ -1,5 +1,5 @@
 /**
- * Baseline 1 (issue 6): a minimal hand-written node:http server over better-sqlite3, for the three measured
+ * Baseline 1: a minimal hand-written node:http server over better-sqlite3, for the three measured
  * operations plus /health, with the engine's token check, scoping, body rules and JSON shapes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"

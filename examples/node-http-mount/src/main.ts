@@ -18,7 +18,7 @@ const databaseUrl = configured ?? `file:${join(scratch!, "support.db")}`
 
 let token: string | undefined
 if (scratch !== undefined) {
-  // Provisioning is not part of the HTTP API (D8, D9): done in-process, before the handler opens the same file.
+  // Provisioning is not part of the HTTP API: done in-process, before the handler opens the same file.
   const provisioning = createSupportEngine({ databaseUrl })
   try {
     const workspace = await provisioning.workspaces.create({ name: "node-http-mount" })

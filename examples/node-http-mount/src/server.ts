@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 
 export interface HostOptions {
-  /** `file:./data/support.db`, `file::memory:` or `postgres://…` (D41). */
+  /** `file:./data/support.db`, `file::memory:` or `postgres://…`. */
   readonly databaseUrl: string
   readonly host?: string
   /** 0 picks a free port. */

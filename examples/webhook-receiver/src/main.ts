@@ -1,5 +1,5 @@
 /**
- * A webhook receiver that verifies every delivery it gets (D39).
+ * A webhook receiver that verifies every delivery it gets: both signatures and the timestamp.
  *
  * `pnpm start` (demo): runs an engine in this process on a throw-away SQLite file, with its webhook dispatcher,
  * subscribes this receiver to every event, makes a few changes, prints each delivery as it is verified, and exits.
@@ -120,7 +120,7 @@ if (args.includes("--listen")) {
   await listen()
 } else {
   const dir = mkdtempSync(join(tmpdir(), "webhook-receiver-demo-"))
-  // A receiver on 127.0.0.1 over http is only reachable with private targets allowed (D41): a demo setting.
+  // A receiver on 127.0.0.1 over http is only reachable with private targets allowed: a demo setting.
   const settings = Layer.merge(
     WebhookConfig.layer({ allowPrivate: true, retryBase: Duration.seconds(1) }),
     DnsHostResolver

@@ -1,5 +1,5 @@
 /**
- * A webhook receiver in plain Node (no Effect): verify the raw bytes first (D39), dedupe by delivery id, answer 2xx
+ * A webhook receiver in plain Node (no Effect): verify the raw bytes first, dedupe by delivery id, answer 2xx
  * fast, then do the work.
  */
 import { verifySync, type WebhookPayload, WebhookVerificationError } from "@support-engine/webhooks"

@@ -1,5 +1,5 @@
 /**
- * The configuration the CLI itself reads (D41), through Effect `Config` only: the database URL. The rest is read
+ * The configuration the CLI itself reads, through Effect `Config` only: the database URL. The rest is read
  * where it is used, once: `SUPPORT_HOST`/`SUPPORT_PORT` (`listenConfig`) and `SUPPORT_MAX_BODY_BYTES`
  * (`HttpConfig.fromEnv`) by the http package's `ServerLive`, `SUPPORT_WEBHOOK_*` by the webhooks package's
  * `WebhookConfig.fromEnv`, `SUPPORT_DEFAULT_AGENT_MODEL` by core's `Agents`. docs/configuration.md lists them all.
@@ -12,7 +12,7 @@ export const databaseUrl: Config.Config<string> = DatabaseUrlConfig
 
 /**
  * Where the data of `url` lives, for people: the absolute SQLite file, "memory", or the PostgreSQL URL without
- * its password (D42 prints it on start).
+ * its password (`serve` prints it on start).
  */
 export const describeDatabase = (url: string): string => {
   const parsed = parseDatabaseUrl(url)

@@ -1,5 +1,5 @@
 /**
- * `support-engine mcp` (D60): the Model Context Protocol server over stdio for one API token, from `--token` or
+ * `support-engine mcp`: the Model Context Protocol server over stdio for one API token, from `--token` or
  * `SUPPORT_TOKEN`. An MCP client (Claude Desktop, Claude Code, Cursor) starts it as a child process and talks on its
  * standard input and output; logs go to standard error. It runs the engine without background work, like the
  * provisioning commands: the servers' workers deliver webhooks and AI replies for what the tools write.

@@ -1,5 +1,5 @@
 /**
- * What the CLI prints: results on stdout (one JSON object with `--json`, D40, else a short sentence), failures on
+ * What the CLI prints: results on stdout (one JSON object with `--json`, else a short sentence), failures on
  * stderr as one readable message, validation failures with one line per option.
  */
 import { ValidationError } from "@support-engine/core"
@@ -10,11 +10,11 @@ import * as CliError from "effect/cli/CliError"
 import * as CliOutput from "effect/cli/CliOutput"
 import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 
-/** `value` in the API's wire form (snake_case, D6 timestamps). */
+/** `value` in the API's wire form (snake_case, RFC 3339 UTC timestamps with milliseconds). */
 export const encoded = <A, I>(schema: Schema.Codec<A, I>, value: A): Effect.Effect<I> =>
   Effect.orDie(Schema.encodeEffect(schema)(value))
 
-/** One JSON object on one line of stdout (D40). */
+/** One JSON object on one line of stdout. */
 export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value))
 
 /**
@@ -47,7 +47,7 @@ export const renderFailure = (error: unknown): string | undefined => {
   }
   if (error instanceof Config.ConfigError) return `Error: invalid configuration: ${String(error)}`
   if (Predicate.isTagged(error, "PersistenceError") && Predicate.hasProperty(error, "reason")) {
-    // The HTTP face hides the reason (D12); the operator running the CLI is who needs it.
+    // The HTTP face hides the reason behind `Internal server error.`; the operator running the CLI is who needs it.
     return `Error: the database failed: ${String(error.reason)}`
   }
   if (Predicate.isTagged(error, "ServeError") && Predicate.hasProperty(error, "cause") && hasMessage(error.cause)) {
@@ -71,7 +71,7 @@ export const reportFailure = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
   })
 
 /**
- * A token as a line to paste into a shell. Token values are `<id>|<secret>` (D9, kept so existing tokens work), and
+ * A token as a line to paste into a shell. Token values are `<id>|<secret>` (kept so existing tokens work), and
  * an unquoted `|` is a pipe; a token holds no `'`, so single quotes keep it whole (docs/decisions.md "First run").
  */
 export const exportLine = (token: string): string => `export SUPPORT_TOKEN='${token}'`

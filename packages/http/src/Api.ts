@@ -1,5 +1,5 @@
 /**
- * The whole `/v1` API (spec + D19-D32, D36, D45) as one HttpApi: one group per resource, request and response
+ * The whole `/v1` API as one HttpApi: one group per resource, request and response
  * schemas from core, every error response declared (ErrorResponses.ts, and ApiErrors.ts for those every endpoint
  * shares) so OpenAPI and the typed client know them.
  */
@@ -99,7 +99,7 @@ const describeErrorAnswers = (spec: Record<string, unknown>): void => {
   }
 }
 
-/** Request bodies ignore unknown fields (D13): their schemas must not say `additionalProperties: false`. */
+/** Request bodies ignore unknown fields: their schemas must not say `additionalProperties: false`. */
 const openRequestBodies = (spec: Record<string, unknown>): void => {
   const components = Predicate.isObject(spec.components) && Predicate.isObject(spec.components.schemas)
     ? spec.components.schemas
@@ -143,7 +143,7 @@ export class Api extends HttpApi.make("support-engine")
   .add(TokenApi)
   .middleware(ApiErrors)
   .prefix("/v1")
-  // Every field error of a request, not only the first (D13).
+  // Every field error of a request, not only the first.
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotate(OpenApi.Title, "support-engine")
   .annotate(OpenApi.Version, "1.0.0")

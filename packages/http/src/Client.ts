@@ -18,7 +18,7 @@ const ExtraHeaders = Context.Reference<Readonly<Record<string, string>>>("@suppo
 })
 
 /**
- * Sends `headers` with every request `self` makes (D52): `If-Match` on an update or delete,
+ * Sends `headers` with every request `self` makes: `If-Match` on an update or delete,
  * `Idempotency-Key` on a create, for example
  * `client.customers.update({ params, payload }).pipe(withHeaders({ "if-match": etag }))`.
  */

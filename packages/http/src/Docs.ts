@@ -1,11 +1,11 @@
 /**
- * The routes beside `/v1` (D42): `GET /health` (no auth, liveness: it touches no database), `GET /ready` (no auth,
+ * The routes beside `/v1`: `GET /health` (no auth, liveness: it touches no database), `GET /ready` (no auth,
  * readiness: 200 when the database answers and is migrated, else 503), `GET /openapi.json` (OpenAPI 3.1 of the whole API)
  * and `GET /docs`, a browsable reference whose script is inlined in the page (Scalar, bundled with `effect`), so
  * it works on a machine without internet access.
  *
  * Both documents are built on their first request, not at start: every start generated the OpenAPI document
- * twice (once more for the reference page) and parsed the page's 3.4 MB script (docs/performance.md, item 7).
+ * twice (once more for the reference page) and parsed the page's large script (docs/performance.md, start-up).
  */
 import { Readiness } from "@support-engine/core"
 import { Effect, type Layer } from "effect"

@@ -1,6 +1,6 @@
 /**
  * The `/docs` page: Scalar's API reference with its script inlined, so it works without internet access.
- * Loaded on the first request for `/docs` (Docs.ts): the inlined script is 3.4 MB of JavaScript, and parsing it
+ * Loaded on the first request for `/docs` (Docs.ts): the inlined script is megabytes of JavaScript, and parsing it
  * on every start was a measurable part of start-up (docs/performance.md). The bundled executable keeps this module
  * in a chunk of its own; `HttpApiScalar` is imported from its own module, not the package index, for that reason.
  */

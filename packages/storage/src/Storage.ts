@@ -139,8 +139,8 @@ export interface ClientOptions {
 }
 
 /**
- * The SQL client a database URL names (D41). The PostgreSQL client is imported only for a PostgreSQL URL, so an
- * engine on SQLite never loads it (docs/performance.md, item 17: loading the PostgreSQL driver cost every start).
+ * The SQL client a database URL names. The PostgreSQL client is imported only for a PostgreSQL URL, so an
+ * engine on SQLite never loads it (docs/performance.md, start-up: loading the PostgreSQL driver cost every start).
  *
  * The PostgreSQL client keeps the real clock: its connect and idle timeouts measure the network, so a test that
  * moves its TestClock must not expire the connection being opened (the client reads the clock it was built with).

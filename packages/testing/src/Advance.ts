@@ -3,7 +3,7 @@
  * - move the clock only when the engine is quiet: every fiber that should wake is asleep on the clock. `settle`
  *   runs the engine until nothing changes any more, without moving the clock;
  * - jump to the next thing that is due (a delivery's next attempt, a slow answer, a training step), not past it, so
- *   each happens at exactly its time (D38's timetable, for instance).
+ *   each happens at exactly its time (a webhook's retry timetable, for instance).
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { currentEngineClock, type EngineClock, makeEngineClock } from "./EngineClock.js"

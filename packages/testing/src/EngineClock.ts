@@ -11,7 +11,7 @@
  * starts at 0; a sleep of no time returns at once. The sleep of an interrupted fiber is dropped at once: whether a
  * sleep began before the race that interrupted it (a dispatcher's sleep against a commit's signal) depends on the
  * database's timing on PostgreSQL, and a stale sleeper still listed made `advanceToNext` jump the clock to its time
- * in one run and not in another (issue 19).
+ * in one run and not in another.
  */
 import { Clock, Duration, Effect } from "effect"
 import type { TestClock } from "effect/testing"
@@ -43,8 +43,8 @@ export const makeEngineClock = (quiet: Effect.Effect<void>): EngineClock => {
   let instant = 0
   /**
    * In the order they wake: earliest first, at one instant the last to go to sleep first. Kept in order as they come
-   * (a binary search and a splice) rather than searched at each wake-up and copied at each change, which was 3% of
-   * a simulation's CPU when interrupted sleeps stayed listed (docs/performance.md, Simulator).
+   * (a binary search and a splice) rather than searched at each wake-up and copied at each change, which was a visible
+   * share of a simulation's CPU when interrupted sleeps stayed listed (docs/performance.md, Simulator).
    */
   const sleepers: Array<Sleeper> = []
   /** Their times, in the same order: what `sleeps` lists. */

@@ -1,12 +1,12 @@
 /**
  * A webhook receiver inside the process, plugged in as the dispatcher's `WebhookTransport`. It records every
  * request (raw body, headers, the simulated time it arrived) and answers by script: a status, a slow status, a
- * timeout, or a 410 that disables the webhook (D38).
+ * timeout, or a 410 that disables the webhook.
  *
- * Answers are keyed by delivery and attempt (the `X-Service-Delivery` header, D37, and how many requests of that
+ * Answers are keyed by delivery and attempt (the `X-Service-Delivery` header, and how many requests of that
  * delivery came before), never by the order requests arrive in: attempts due at the same instant are made
  * concurrently, and on PostgreSQL their order follows the server's answers to the claims that started them, so an
- * answer given by arrival went to a different delivery from run to run (issue 19).
+ * answer given by arrival went to a different delivery from run to run.
  *
  * Why a transport and not a server on loopback: a real HTTP exchange is I/O, and a fiber waiting on I/O does not see
  * `TestClock.adjust`; the test would have to wait in real time and guess when the engine is done. Here an answer

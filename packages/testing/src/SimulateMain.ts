@@ -1,7 +1,7 @@
 /**
  * `pnpm simulate`: runs the simulation (SimulateRun.ts) in a child process and watches it. The child reports every
  * step it starts; when none comes for `--watchdog-seconds` (default 120) the run has stopped making progress (a
- * loop that never yields, or one that never ends), and the watchdog ends it as a failed run: the D54 failure line,
+ * loop that never yields, or one that never ends), and the watchdog ends it as a failed run: the failure line,
  * `simulation failed: seed=N step=S no progress for Ns (watchdog)`, then the command that replays it, exit 1.
  * The child's output passes through unchanged, and so does its exit code.
  */

@@ -1,4 +1,4 @@
-/** `/agents` (spec, D23). */
+/** `/agents`: create, list, read, update, delete and ask; copilot agents cannot be updated or deleted. */
 import { Agent, AgentId, AskAgent, AskAnswer, BooleanFlag, CreateAgent, UpdateAgent } from "@support-engine/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"

@@ -1,4 +1,4 @@
-/** Handlers of `/agents` (D23): translate and call `Agents`. */
+/** Handlers of `/agents`: translate and call `Agents`. */
 import { AgentAsk, Agents, ListAgents } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

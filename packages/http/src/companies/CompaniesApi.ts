@@ -1,4 +1,4 @@
-/** `/companies` (D25). */
+/** `/companies`: create, list, read, update, delete; deleting one leaves its customers without a company. */
 import { Company, CompanyId, CreateCompany, UpdateCompany } from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"

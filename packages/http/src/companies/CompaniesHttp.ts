@@ -1,4 +1,4 @@
-/** Handlers of `/companies` (D25): translate and call `Companies`. */
+/** Handlers of `/companies`: translate and call `Companies`. */
 import { Companies, ListCompanies } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

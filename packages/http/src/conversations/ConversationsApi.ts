@@ -1,4 +1,4 @@
-/** `/conversations` (spec, D26-D28). */
+/** `/conversations`: create, list, read, update and delete, with the copilot's suggestions and summaries. */
 import {
   Conversation,
   ConversationId,

@@ -1,4 +1,4 @@
-/** Handlers of `/conversations` (D26-D28, D61): translate and call `Conversations` and `Copilot`. */
+/** Handlers of `/conversations`: translate and call `Conversations` and `Copilot`. */
 import { Conversations, Copilot, ListConversations } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

@@ -1,4 +1,4 @@
-/** Messages (spec, D19, D29): `POST /conversations/{id}/messages`, `GET /messages`, `DELETE /messages/{id}`. */
+/** Messages: `POST /conversations/{id}/messages`, `GET /messages`, `DELETE /messages/{id}`. */
 import { ConversationId, CreateMessage, ListMessages, Message, MessageId } from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"

@@ -1,4 +1,4 @@
-/** Handlers of the message endpoints (D19, D29): translate and call `Messages`. */
+/** Handlers of the message endpoints: translate and call `Messages`. */
 import { ListMessages, Messages } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

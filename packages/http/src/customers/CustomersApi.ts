@@ -1,4 +1,4 @@
-/** `/customers` (spec, D19, D24). */
+/** `/customers`: create, list (by email, company or search), read, update, delete and export. */
 import {
   CreateCustomer,
   Customer,

@@ -1,4 +1,4 @@
-/** Handlers of `/customers` (D24): translate and call `Customers`. */
+/** Handlers of `/customers`: translate and call `Customers`. */
 import { CustomerExports, Customers, ListCustomers } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

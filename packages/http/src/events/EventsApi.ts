@@ -1,4 +1,4 @@
-/** `GET /events`: the workspace's event log for polling clients (D45). */
+/** `GET /events`: the workspace's event log for polling clients. */
 import { Event, ListEvents } from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"

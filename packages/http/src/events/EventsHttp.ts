@@ -1,4 +1,4 @@
-/** Handler of `GET /events` (D45). */
+/** Handler of `GET /events`. */
 import { Events, ListEvents } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

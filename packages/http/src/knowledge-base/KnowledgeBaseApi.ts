@@ -1,4 +1,4 @@
-/** `/kb-articles` (spec, D32): articles, their translations, revisions and restore. */
+/** `/kb-articles`: articles, their translations, revisions and restore. */
 import {
   Article,
   ArticleId,

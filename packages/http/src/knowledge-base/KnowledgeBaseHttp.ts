@@ -1,4 +1,4 @@
-/** Handlers of `/kb-articles` (D32): translate and call `KnowledgeBase`. */
+/** Handlers of `/kb-articles`: translate and call `KnowledgeBase`. */
 import { KnowledgeBase, ListArticles, ListRevisions } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Which ability each endpoint needs (D10, D58), in one table: every group of the API acts on one resource, an
+ * Which ability each endpoint needs, in one table: every group of the API acts on one resource, an
  * endpoint reads it when its method only reads (or it is listed as a read below) and writes it otherwise. The
  * authentication middleware, the OpenAPI document (`x-required-abilities`) and the table of docs/integrations.md
  * are all made from it, so they cannot disagree.

@@ -1,9 +1,9 @@
 /**
  * The errors every endpoint can answer besides its own, as one endpoint middleware on the whole API (Api.ts), so
  * the OpenAPI document and the typed client know them: 422 validation failures, 500 storage failures, the
- * `Idempotency-Key` errors and 429. Around each endpoint it turns HttpApi's request decode failures into the D13
- * 422 (the in-process decoders' field errors, core's `fieldErrors`), and logs a typed failure that answers 5xx,
- * once, with its cause, before HttpApi renders it. The key and rate-limit errors arise before routing
+ * `Idempotency-Key` errors and 429. Around each endpoint it turns HttpApi's request decode failures into the
+ * validation 422 (the in-process decoders' field errors, core's `fieldErrors`), and logs a typed failure that
+ * answers 5xx, once, with its cause, before HttpApi renders it. The key and rate-limit errors arise before routing
  * (RequestMiddleware.ts), which renders them with the same schemas.
  */
 import { fieldErrors, ValidationError } from "@support-engine/core"

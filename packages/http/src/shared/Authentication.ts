@@ -1,6 +1,6 @@
 /**
- * Bearer authentication (D9-D11): one security scheme whose handler resolves the token to core's `Principal`.
- * The ability the endpoint needs (Abilities.ts) is checked here as well as in core, because D11 puts 403 before
+ * Bearer authentication: one security scheme whose handler resolves the token to core's `Principal`.
+ * The ability the endpoint needs (Abilities.ts) is checked here as well as in core, because 403 comes before
  * request validation and HttpApi validates the request before a handler (and so core) runs.
  */
 import {
@@ -36,13 +36,13 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   }
 ) {}
 
-/** `Bearer <token id>|<secret>` (D9): a UUID, a bar, then the secret's URL-safe characters. */
+/** `Bearer <token id>|<secret>`: a UUID, a bar, then the secret's URL-safe characters. */
 const BEARER = /^bearer [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9_-]+$/i
 
 /**
- * The three 401s a new user can tell apart (issue 15 item 8): no header, a header that cannot hold a token, and a
+ * The three 401s a new user can tell apart: no header, a header that cannot hold a token, and a
  * well-formed token that is not accepted. The last is one message for unknown, wrong, expired and revoked tokens,
- * so a caller learns nothing about which tokens exist (D9).
+ * so a caller learns nothing about which tokens exist.
  */
 export const UNAUTHENTICATED_MESSAGES = {
   missing: "Unauthenticated: the request has no Authorization header; send `Authorization: Bearer <token>`.",

@@ -1,5 +1,5 @@
 /**
- * `ETag` and `If-Match` over HTTP (D52): single-resource answers carry the resource's strong entity tag (core's
+ * `ETag` and `If-Match` over HTTP: single-resource answers carry the resource's strong entity tag (core's
  * `entityTag`, a hash of the JSON the API returns); `PUT` and `DELETE` pass `If-Match` to core, which checks it
  * atomically with the write and fails with 412 `PRECONDITION_FAILED` when it no longer matches.
  */

@@ -1,7 +1,7 @@
-/** Settings of the HTTP face (D7, D41). */
+/** Settings of the HTTP face. */
 import { Config, ConfigProvider, Context, Effect, Layer } from "effect"
 
-/** 1 MiB (D7). */
+/** 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 
 export interface HttpSettings {
@@ -27,7 +27,7 @@ export const validated = <A>(
 export class HttpConfig extends Context.Reference<HttpSettings>("@support-engine/http/HttpConfig", {
   defaultValue: () => ({ maxBodyBytes: DEFAULT_MAX_BODY_BYTES })
 }) {
-  /** From the environment: `SUPPORT_MAX_BODY_BYTES` (D41). */
+  /** From the environment: `SUPPORT_MAX_BODY_BYTES`. */
   static readonly fromEnv: Layer.Layer<never, Config.ConfigError> = Layer.effect(
     HttpConfig,
     validated(

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` over HTTP (D52; core's Idempotency.ts has the rules). A keyed `POST`, `PUT` or `DELETE` runs
+ * `Idempotency-Key` over HTTP (core's Idempotency.ts has the rules). A keyed `POST`, `PUT` or `DELETE` runs
  * inside `Idempotency.run`: the handler's writes and the recorded answer (status, body, `Content-Type`, `ETag`,
  * `Location`) commit together; a retry gets that answer again with `Idempotent-Replayed: true`. Answers of 400
  * and above are not recorded (the request's transaction rolls back; a retry runs again).
@@ -80,7 +80,7 @@ export class IdempotencyKeys extends Context.Service<IdempotencyKeys>()("@suppor
         if (Result.isFailure(principal)) return yield* app
         // The request as the router sees it: inside the JSON body rules, whose reader the fingerprint shares.
         const request = yield* HttpServerRequest.HttpServerRequest
-        // The JSON body rules (JsonBody.ts) read it: a body they refuse ends the request here with its D7 answer.
+        // The JSON body rules (JsonBody.ts) read it: a body they refuse ends the request here with its 400, 413 or 415.
         const body = BODY_METHODS.has(request.method) ? yield* Effect.result(request.json) : Result.succeed(undefined)
         if (Result.isFailure(body)) return yield* app
         const fingerprint = requestFingerprint(request.method, request.url, body.success)

@@ -1,5 +1,5 @@
 /**
- * The headers of the integrator features (D52) in the OpenAPI document, which HttpApi has no way to declare
+ * The headers of the integrator features in the OpenAPI document, which HttpApi has no way to declare
  * without making them required arguments of the typed client: `Idempotency-Key` on writes, `If-Match` on the
  * updates and deletes that check it, `ETag` on single-resource answers, the rate-limit headers on every answer and
  * `Retry-After` on 429. The behaviour is in IdempotencyKeys.ts, ETags.ts and RateLimits.ts.

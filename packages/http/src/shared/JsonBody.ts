@@ -1,9 +1,9 @@
 /**
- * The JSON body rules (D7): a JSON body or nothing, at most `HttpConfig.maxBodyBytes`. HttpApi reads bodies
+ * The JSON body rules: a JSON body or nothing, at most `HttpConfig.maxBodyBytes`. HttpApi reads bodies
  * through the request in its context, so the router sees the request through `JsonBodyRequest`, whose body can
  * only be read as JSON, once. The body is read by the platform's own reader under `MaxBodySize` (413 past the
  * limit, then the server stops reading the connection once the answer is sent). HttpApi reads bodies with
- * `orDie`, so a D7 failure is a defect here: the `HttpFailure` itself, which the boundary (RequestMiddleware.ts)
+ * `orDie`, so a body-rule failure is a defect here: the `HttpFailure` itself, which the boundary (RequestMiddleware.ts)
  * answers. Not the platform's request error, which holds the request: Effect hashes the failures it combines, and
  * a Node request cannot be hashed while its body is unread.
  */
@@ -18,7 +18,7 @@ const isJsonMediaType = (contentType: string | undefined): boolean =>
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** How deep a body may nest (D48): far past any request's shape, short of what formatting an error can recurse. */
+/** How deep a body may nest (then 400): far past any request's shape, short of what formatting an error can recurse. */
 export const MAX_JSON_DEPTH = 64
 
 /** Whether `value` nests deeper than `max` arrays and objects; iterative, so no input can overflow the stack. */
@@ -57,7 +57,7 @@ const readFailure = (error: HttpServerError.HttpServerError, limit: number): Htt
     : HttpFailure.malformedJson
 
 /**
- * D7: at most `limit` bytes (a declared `Content-Length` over it fails before reading); an empty body reads as
+ * At most `limit` bytes (a declared `Content-Length` over it fails before reading); an empty body reads as
  * `{}`, so a body-less create reports its missing fields (422) and a body-less update changes nothing; a non-empty
  * one must say `application/json` (415) and parse (400).
  */

@@ -1,5 +1,5 @@
 /**
- * List endpoints (D16, D17, D52): query parameters parsed from strings, and the list envelope with absolute links
+ * List endpoints: query parameters parsed from strings, and the list envelope with absolute links
  * built from the request URL (core returns `data` and `meta` without them).
  */
 import { CursorToken, type Page, PageNumber, PerPage, Timestamp } from "@support-engine/core"
@@ -16,7 +16,7 @@ const CURSOR_DESCRIPTION =
 const UPDATED_SINCE_DESCRIPTION = "Sync: only rows updated at or after this RFC 3339 time, oldest first by " +
   "`updated_at` then id; continue with `cursor`. Not with `page`."
 
-/** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15 (D16). */
+/** `page` (≥ 1) and `per_page` (1..100) from the query string; absent keeps core's defaults 1 and 15. */
 export const PageQuery = {
   page: Schema.optionalKey(PageNumber).annotate({ description: PAGE_DESCRIPTION }),
   per_page: Schema.optionalKey(PerPage).annotate({ description: PER_PAGE_DESCRIPTION }),
@@ -39,7 +39,7 @@ export const LIST_PARAMETERS: Readonly<
   updated_since: { description: UPDATED_SINCE_DESCRIPTION }
 }
 
-/** Query-string schema of a list: page fields plus the list's filters, every error reported (D13). */
+/** Query-string schema of a list: page fields plus the list's filters, every error reported. */
 export const listQuery = <const Fields extends Schema.Struct.Fields>(fields: Fields) =>
   parameters({ ...PageQuery, ...fields })
 
@@ -50,7 +50,7 @@ export const Links = Schema.Struct({
   next: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ListLinks", description: "Absolute URLs keeping the other query parameters" })
 
-/** Page numbers and totals are null on a cursor or `updated_since` page (D52), which is read by key, not counted. */
+/** Page numbers and totals are null on a cursor or `updated_since` page, which is read by key, not counted. */
 export const ListMeta = Schema.Struct({
   current_page: Schema.NullOr(Schema.Int),
   from: Schema.NullOr(Schema.Int),
@@ -68,7 +68,7 @@ export const ListMeta = Schema.Struct({
   })
 }).annotate({ identifier: "ListMeta" })
 
-/** The D17 envelope of `item`. */
+/** The list envelope (`data`, `links`, `meta`) of `item`. */
 export const ListEnvelope = <S extends Schema.Top>(item: S, identifier: string) =>
   Schema.Struct({ data: Schema.Array(item), links: Links, meta: ListMeta }).annotate({ identifier })
 
@@ -88,14 +88,14 @@ const absoluteUrl = (request: HttpServerRequest.HttpServerRequest): URL => {
 }
 
 /**
- * A core page as the D17 envelope for the current request: absolute links keeping every other query parameter.
+ * A core page as the list envelope for the current request: absolute links keeping every other query parameter.
  * A keyset page (no page numbers) links only forward, by cursor; `first` restarts the same listing.
  */
 export const toList = <A>(page: Page<A>): Effect.Effect<List<A>, never, HttpServerRequest.HttpServerRequest> =>
   Effect.map(Effect.context<HttpServerRequest.HttpServerRequest>(), (context) => {
     const request = Context.get(context, HttpServerRequest.HttpServerRequest)
     const publicUrl = Context.get(context, PublicUrl)
-    // D51: on the configured public address when there is one (the standalone server always has one), so the
+    // On the configured public address when there is one (the standalone server always has one), so the
     // Host header never reaches a link.
     const url = Option.match(publicUrl, {
       onNone: () => absoluteUrl(request),

@@ -1,5 +1,5 @@
 /**
- * How the standalone server writes its logs (issue 16, docs/configuration.md "Logs"): Effect's `Logger`, as JSON
+ * How the standalone server writes its logs (docs/configuration.md "Logs"): Effect's `Logger`, as JSON
  * lines (one object per line, for log collectors) or pretty (colours and indentation, for people), and at which
  * level. JSON lines are Effect's `formatJson`, written in batches, one write per 10 ms, so that the request log
  * costs no write per request.

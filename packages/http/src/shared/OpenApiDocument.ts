@@ -1,6 +1,6 @@
 /**
- * Corrections to the generated OpenAPI document where HttpApi cannot say what the server does (issue 15 item 8):
- * the D7 body answers (400, 413, 415) that JsonBody.ts gives before any endpoint decodes, request bodies that may
+ * Corrections to the generated OpenAPI document where HttpApi cannot say what the server does:
+ * the JSON body answers (400, 413, 415) that JsonBody.ts gives before any endpoint decodes, request bodies that may
  * be left out, the query integers HttpApi documents as strings (Lists.ts), and the auto titles Effect's filters
  * carry (`maxLength(255)`), which name Effect internals.
  */
@@ -12,7 +12,7 @@ type Json = Record<string, unknown>
 
 const SCHEMAS = "#/components/schemas/"
 
-/** The D7 failures of a request body, as envelope schemas named like the other error components. */
+/** The JSON body rules' failures of a request body, as envelope schemas named like the other error components. */
 const BODY_FAILURES = [
   {
     status: "400",
@@ -70,8 +70,8 @@ const addAnswer = (responses: Json, status: string, ref: Json, description: stri
 }
 
 /**
- * Every operation with a request body answers the D7 body failures; a body whose schema requires no field may be
- * left out (an empty body reads as `{}`, D7), so it is not `required` there (`rotate-secret`, updates).
+ * Every operation with a request body answers the JSON body failures; a body whose schema requires no field may be
+ * left out (an empty body reads as `{}`), so it is not `required` there (`rotate-secret`, updates).
  */
 const documentBodies = (spec: Json, schemas: Json): void => {
   for (const { description, failure, name } of BODY_FAILURES) {

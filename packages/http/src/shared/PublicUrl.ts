@@ -1,5 +1,5 @@
 /**
- * The address clients reach the API at (D51): pagination links and `meta.path` are built on it, never on the
+ * The address clients reach the API at: pagination links and `meta.path` are built on it, never on the
  * `Host` header, which any client can set (a spoofed `Host` would otherwise put the attacker's origin into links that
  * other code follows, and into cached answers).
  */
@@ -16,7 +16,7 @@ export class PublicUrl extends Context.Reference<Option.Option<URL>>("@support-e
   defaultValue: (): Option.Option<URL> => Option.none()
 }) {
   /**
-   * `SUPPORT_PUBLIC_URL` (D41, D51), an absolute http(s) URL; without it, the address the server listens on, as
+   * `SUPPORT_PUBLIC_URL`, an absolute http(s) URL; without it, the address the server listens on, as
    * `http://127.0.0.1:8080`.
    */
   static readonly fromEnv: Layer.Layer<never, Config.ConfigError, HttpServer.HttpServer> = Layer.effect(

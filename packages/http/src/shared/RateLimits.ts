@@ -1,5 +1,5 @@
 /**
- * Rate limits per token (D52): a token bucket of `burst` requests refilled at `perSecond`, kept in this process's
+ * Rate limits per token: a token bucket of `burst` requests refilled at `perSecond`, kept in this process's
  * memory and read from Effect's `Clock` (so `TestClock` drives it). Every answer carries the IETF
  * `RateLimit-Policy` and `RateLimit` headers (draft-ietf-httpapi-ratelimit-headers, structured-field form); a
  * request over the limit is 429 `RATE_LIMITED` with `Retry-After` in whole seconds and does not run.
@@ -45,7 +45,7 @@ export class RateLimitConfig extends Context.Reference<RateLimitSettings>("@supp
   )
 }
 
-/** 429 RATE_LIMITED (D52): the token's budget is spent; `Retry-After` says when one request is allowed again. */
+/** 429 RATE_LIMITED: the token's budget is spent; `Retry-After` says when one request is allowed again. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", { message: Schema.String }) {
   static readonly status = 429
   static readonly code = "RATE_LIMITED"
@@ -53,7 +53,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   readonly code = RateLimited.code
 }
 
-/** The D12 envelope of `RateLimited`, for the API's error list (OpenAPI and the typed client). */
+/** The standard error envelope of `RateLimited`, for the API's error list (OpenAPI and the typed client). */
 export const RateLimitedResponse = envelope(RateLimited, "Too many requests for this token; see Retry-After")
 
 interface Bucket {

@@ -1,5 +1,5 @@
 /**
- * Request ids (D12) and the request log: every response carries `X-Request-Id`, the caller's when it is a
+ * Request ids and the request log: every response carries `X-Request-Id`, the caller's when it is a
  * well-formed id (1 to 128 letters, digits, `_`, `.`, `:`, `-`), else a new UUID; every log line written while the
  * request runs is annotated `request_id`; and once the answer is ready, one step gives it the headers the request's
  * facts hold (RequestLog.ts) and writes one line at info that describes it.

@@ -1,5 +1,5 @@
 /**
- * The request log (issue 16, docs/configuration.md "Logs"): one line per request at info, through Effect's
+ * The request log (docs/configuration.md "Logs"): one line per request at info, through Effect's
  * `Logger`, with the method, the route template (`/v1/companies/:id`, never the path a client sent, which carries
  * ids and arbitrary text), the status, the duration, the request id and the workspace of the token. Never a token,
  * a header value, a query or a body. It replaces Effect's own request logger (switched off where the API is served,

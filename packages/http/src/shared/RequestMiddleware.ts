@@ -2,8 +2,8 @@
  * What every request goes through around the router, in this order: its id (RequestIds.ts), the boundary below,
  * the rate limit (RateLimits.ts), the JSON body rules (JsonBody.ts), idempotency keys (IdempotencyKeys.ts), and
  * the answer to a request no route matches, 404/405 (RouteFallback.ts). The boundary turns every other outcome the
- * router would not answer as the contract says into a response: D7 failures their status, the failures of the
- * steps above the bodies of their schemas, and defects a bare 500 that is logged with the request id (D12).
+ * router would not answer as the contract says into a response: JSON body failures their status, the failures of
+ * the steps above the bodies of their schemas, and defects a bare 500 that is logged with the request id.
  * HttpApi renders the endpoints' own errors (ApiErrors.ts logs those that answer 5xx).
  */
 import {
@@ -92,7 +92,7 @@ const boundary = <E, R>(
   Effect.catchCause(app, (cause) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-      // A D7 failure of the JSON body rules (JsonBody.ts).
+      // A failure of the JSON body rules (JsonBody.ts): 400, 413 or 415.
       const defect = Cause.findDefect(cause)
       if (Result.isSuccess(defect) && defect.success instanceof HttpFailure) {
         return Effect.succeed(renderHttpFailure(defect.success))

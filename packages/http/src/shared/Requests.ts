@@ -95,7 +95,7 @@ const plain = (ast: SchemaAST.AST): SchemaAST.AST => {
 
 /**
  * A JSON body schema from a core request class: the same fields and limits as plain data, reported in plain words
- * (D13, core's `fieldErrors`).
+ * (core's `fieldErrors`).
  * Unknown fields are ignored. The class types stay the declared types: the classes carry no methods, so an instance
  * and its plain fields are the same TypeScript type. Every field error is reported, not the first: the API asks
  * that of all its decoders (`HttpApi.ParseOptions`, Api.ts).
@@ -104,8 +104,8 @@ export const payload = <S extends Schema.Top & { readonly identifier: string }>(
   request: S
 ): Schema.Codec<S["Type"], S["Encoded"]> => Schema.make<Schema.Codec<S["Type"], S["Encoded"]>>(plain(request.ast))
 
-/** Path or query parameters, reported in plain words (D13, core's ValidationMessages.ts). */
+/** Path or query parameters, reported in plain words (core's ValidationMessages.ts). */
 export const parameters = <const Fields extends Schema.Struct.Fields>(fields: Fields) => Schema.Struct(fields)
 
-/** `{id}` path parameter: a UUID, or a 422 keyed `id` (D13). */
+/** `{id}` path parameter: a UUID, or a 422 keyed `id`. */
 export const idPath = <S extends Schema.Top>(id: S) => parameters({ id })

@@ -1,5 +1,5 @@
 /**
- * What a request no route matched gets (D12): 405 with `Allow` when another method has this path, else 404.
+ * What a request no route matched gets: 405 with `Allow` when another method has this path, else 404.
  * The router, like this, ignores a trailing slash.
  */
 import { Context, Effect, Layer } from "effect"

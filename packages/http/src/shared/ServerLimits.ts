@@ -1,5 +1,5 @@
 /**
- * Connection limits of the standalone Node server (issue 16): how many sockets it holds at once and how long a
+ * Connection limits of the standalone Node server: how many sockets it holds at once and how long a
  * client may take to send a request or keep an idle connection. Without them, idle sockets held open by one client
  * exhausted the process's file descriptors and `/health` stopped answering; with them an idle or slow socket is
  * closed (408) once its time is up, and sockets past the maximum are closed on arrival instead of taking

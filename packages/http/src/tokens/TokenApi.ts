@@ -1,4 +1,4 @@
-/** `GET /token`: the calling token itself (D58), so a client can see what it may do. */
+/** `GET /token`: the calling token itself, so a client can see what it may do. */
 import { TokenInfo } from "@support-engine/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../shared/Authentication.js"

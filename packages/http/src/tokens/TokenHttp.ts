@@ -1,4 +1,4 @@
-/** Handler of `GET /token` (D58). */
+/** Handler of `GET /token`. */
 import { Tokens } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

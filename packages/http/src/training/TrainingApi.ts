@@ -1,4 +1,4 @@
-/** `/training-data` (spec, D20, D30, D31). */
+/** `/training-data`: items, URL processing and lookup, resync. */
 import {
   CreateTrainingData,
   ListTrainingData,
@@ -26,12 +26,12 @@ import { idPath, parameters, payload } from "../shared/Requests.js"
 
 const path = idPath(TrainingDataId)
 
-/** The url items `POST /training-data/url/process` created, one per distinct valid URL (D30). */
+/** The url items `POST /training-data/url/process` created, one per distinct valid URL. */
 export const ProcessedUrls = Schema.Struct({ data: Schema.Array(TrainingDataItem) }).annotate({
   identifier: "ProcessedUrls"
 })
 
-/** The answer of `GET /training-data/url/exists` (D20). */
+/** The answer of `GET /training-data/url/exists`: whether the workspace has that URL, after normalisation. */
 export const UrlExists = Schema.Struct({ exists: Schema.Boolean }).annotate({ identifier: "UrlExists" })
 
 export class TrainingApi extends HttpApiGroup.make("training")

@@ -1,4 +1,4 @@
-/** Handlers of `/training-data` (D20, D30, D31): translate and call `Training`. */
+/** Handlers of `/training-data`: translate and call `Training`. */
 import { ListTrainingData, Training } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

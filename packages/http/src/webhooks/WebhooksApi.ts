@@ -1,4 +1,4 @@
-/** `/webhooks`: subscriptions, secret rotation, the delivery log, redelivery, ping and recover (D36-D38, D46, D52). */
+/** `/webhooks`: subscriptions, secret rotation, the delivery log, redelivery, ping and recover. */
 import {
   CreateWebhook,
   DeliveryId,

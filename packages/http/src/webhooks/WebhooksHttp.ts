@@ -1,4 +1,4 @@
-/** Handlers of `/webhooks` (D36, D46, D52): translate and call `Webhooks`; single webhooks carry an `ETag`. */
+/** Handlers of `/webhooks`: translate and call `Webhooks`; single webhooks carry an `ETag`. */
 import { ListWebhookDeliveries, ListWebhooks, Webhook, Webhooks, type WebhookWithSecret } from "@support-engine/core"
 import type { Layer } from "effect"
 import { Effect } from "effect"

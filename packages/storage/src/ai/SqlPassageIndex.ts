@@ -1,5 +1,5 @@
 /**
- * The passage index on `effect/sql` (D53): FTS5 with bm25 on SQLite, `tsvector` with `ts_rank` on PostgreSQL
+ * The passage index on `effect/sql`: FTS5 with bm25 on SQLite, `tsvector` with `ts_rank` on PostgreSQL
  * (migration 0016). Sources are filtered when reading: completed items linked to the agent or to no agent, and
  * translations of published articles, of the asking workspace only.
  */

@@ -1,6 +1,6 @@
 /**
- * The reply loop's jobs on `effect/sql` (D53, migration 0026): claimed under a lease in one statement (PostgreSQL
- * skips rows another claimer locks, D43), completed only while the claim holds, given back when a worker stops.
+ * The reply loop's jobs on `effect/sql` (migration 0026): claimed under a lease in one statement (PostgreSQL
+ * skips rows another claimer locks), completed only while the claim holds, given back when a worker stops.
  */
 import { AgentId, ConversationId, MessageId, ReplyJobId, ReplyJobs, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"

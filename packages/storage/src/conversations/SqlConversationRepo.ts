@@ -91,7 +91,7 @@ const MessageFilter = Schema.Struct({
 })
 
 const CONVERSATION_ORDER = { newest: "created_at", updated: "updated_at" }
-// Messages are listed by `sent_at` (D18), which a client may set in the past; they are never edited, so sync
+// Messages are listed by `sent_at`, newest first, which a client may set in the past; they are never edited, so sync
 // (`updated_since`) follows `created_at`, the time the engine stored them.
 const MESSAGE_ORDER = { newest: "sent_at", updated: "created_at" }
 
@@ -126,7 +126,7 @@ export const SqlConversationRepoLive: Layer.Layer<
       sql`SELECT COUNT(*) AS total FROM conversations
           WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}`
   })
-  // Search (D52): conversations whose subject or any message matches (migration 0015), best match first. Scores
+  // Search: conversations whose subject or any message matches (migration 0015), best match first. Scores
   // are comparable within a dialect only: bm25 (lower is better) on SQLite, negated ts_rank on PostgreSQL.
   const SearchRequest = Schema.Struct({ ...ConversationFilter.fields, match: Schema.String })
   const hits = (match: string) =>
@@ -198,7 +198,7 @@ export const SqlConversationRepoLive: Layer.Layer<
         counters.add(workspaceId, CONVERSATIONS, 1)
       ),
     update: (workspaceId, c) =>
-      // Opening a closed conversation starts a new session for an AI agent's message limit (D53).
+      // Opening a closed conversation starts a new session for an AI agent's message limit.
       sql`UPDATE conversations SET ${
         c.status === "open"
           ? sql`reopened_at = CASE WHEN status = 'closed' THEN ${ts(c.updated_at)} ELSE reopened_at END,`

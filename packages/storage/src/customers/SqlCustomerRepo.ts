@@ -73,7 +73,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE ${where(r)} ${keyset(sql, r, ORDER)}`
     })
 
-    // Search (D52): the matches of the customer index (migration 0015), best first, then newest first.
+    // Search: the matches of the customer index (migration 0015), best first, then newest first.
     const searchWhere = (r: typeof SearchRequest.Encoded) =>
       sql.and([
         sql.onDialectOrElse({

@@ -9,7 +9,7 @@ import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
-// Events addressed to one webhook (`webhook.ping`, D52) are delivered but are not part of the log (D45): every
+// Events addressed to one webhook (`webhook.ping`) are delivered but are not part of the log: every
 // read below leaves them out, and they are not counted.
 const EventRow = Schema.Struct({
   id: EventId,

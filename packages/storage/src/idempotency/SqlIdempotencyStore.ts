@@ -1,4 +1,4 @@
-/** Idempotency keys on `effect/sql` (D52). */
+/** Idempotency keys on `effect/sql`. */
 import { IdempotencyStore, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"

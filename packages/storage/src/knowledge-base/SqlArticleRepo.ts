@@ -77,7 +77,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     /**
      * Article rows to articles, with their translations read in one query for the whole page: in creation order,
      * those created by one request in the request's order (`position`, migration 0019), as the create answer lists
-     * them (issue 20).
+     * them.
      */
     const withTranslations = (rows: ReadonlyArray<typeof ArticleRow.Type>) =>
       rows.length === 0
@@ -116,7 +116,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
-    // Search (D52): articles with a matching translation (migration 0015), best match first.
+    // Search: articles with a matching translation (migration 0015), best match first.
     const SearchRequest = Schema.Struct({
       workspace_id: WorkspaceId,
       status: Schema.optional(Schema.String),

@@ -18,8 +18,8 @@ export default Effect.gen(function*() {
     updated_at ${t.ts} NOT NULL
   )`)
   yield* sql.unsafe(`CREATE INDEX companies_workspace_order ON companies (workspace_id, created_at DESC, id DESC)`)
-  // company_id: deleting a company leaves its customers working, unlinked (D25).
-  // email_normalized: lower-cased email, unique per workspace (D24); NULLs do not collide.
+  // company_id: deleting a company leaves its customers working, unlinked.
+  // email_normalized: lower-cased email, unique per workspace; NULLs do not collide.
   yield* sql.unsafe(`CREATE TABLE customers (
     id ${t.id} PRIMARY KEY,
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,

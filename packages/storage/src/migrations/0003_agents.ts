@@ -5,7 +5,7 @@ import { types } from "../shared/Columns.js"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = types(sql)
-  // Prohibited phrases and escalation rules are replaced as whole lists (D23): JSON columns on the agent row.
+  // Prohibited phrases and escalation rules are replaced as whole lists: JSON columns on the agent row.
   yield* sql.unsafe(`CREATE TABLE agents (
     id ${t.id} PRIMARY KEY,
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,

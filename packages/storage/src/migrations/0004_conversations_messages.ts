@@ -5,7 +5,7 @@ import { types } from "../shared/Columns.js"
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = types(sql)
-  // customer_id has no foreign key: deleting a customer keeps its conversations and messages (D24).
+  // customer_id has no foreign key: deleting a customer keeps its conversations and messages.
   yield* sql.unsafe(`CREATE TABLE conversations (
     id ${t.id} PRIMARY KEY,
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,

@@ -13,7 +13,7 @@ export default Effect.gen(function*() {
     updated_at ${t.ts} NOT NULL
   )`)
   yield* sql.unsafe(`CREATE INDEX training_folders_workspace ON training_folders (workspace_id, created_at, id)`)
-  // lease_until: while an item is processing, the worker that claimed it holds it until then (D31).
+  // lease_until: while an item is processing, the worker that claimed it holds it until then.
   yield* sql.unsafe(`CREATE TABLE training_data (
     id ${t.id} PRIMARY KEY,
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,

@@ -23,7 +23,7 @@ export default Effect.gen(function*() {
     updated_at ${t.ts} NOT NULL
   )`)
   yield* sql.unsafe(`CREATE INDEX webhooks_workspace_order ON webhooks (workspace_id, created_at DESC, id DESC)`)
-  // Fan-out (D37) finds the webhooks of a workspace subscribed to a type, or to '*', through the primary key.
+  // Fan-out finds the webhooks of a workspace subscribed to a type, or to '*', through the primary key.
   yield* sql.unsafe(`CREATE TABLE webhook_event_types (
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
     event_type TEXT NOT NULL,
@@ -31,9 +31,9 @@ export default Effect.gen(function*() {
     PRIMARY KEY (workspace_id, event_type, webhook_id)
   )`)
   yield* sql.unsafe(`CREATE INDEX webhook_event_types_webhook ON webhook_event_types (webhook_id)`)
-  // round_attempts: attempts of the current round (D38's budget), reset by a redelivery; attempts: all of them.
+  // round_attempts: attempts of the current round (its retry budget), reset by a redelivery; attempts: all of them.
   // next_attempt_at: when the delivery is due; a claim moves it to the end of the lease, so an expired lease is
-  // simply due again (D38). NULL when nothing is scheduled.
+  // simply due again. NULL when nothing is scheduled.
   yield* sql.unsafe(`CREATE TABLE webhook_deliveries (
     id ${t.id} PRIMARY KEY,
     workspace_id ${t.id} NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,

@@ -1,5 +1,5 @@
 /**
- * Indexes for `updated_since` listings (D52): oldest first by `updated_at`, then id, inside one workspace, so a
+ * Indexes for `updated_since` listings: oldest first by `updated_at`, then id, inside one workspace, so a
  * sync page reads its rows by index at any depth. Messages never change and sync by `created_at`; events and
  * revisions reuse their existing time indexes (read in the other direction).
  */

@@ -1,4 +1,4 @@
-/** Idempotency keys (D52): the outcome of a first request per workspace and key, kept until `expires_at`. */
+/** Idempotency keys: the outcome of a first request per workspace and key, kept until `expires_at`. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { types } from "../shared/Columns.js"

@@ -1,5 +1,5 @@
 /**
- * Text search (D52): one search document per searchable row, kept by triggers in the same transaction as every
+ * Text search: one search document per searchable row, kept by triggers in the same transaction as every
  * write to that row, in tables named for their purpose (`*_text_search`), apart from any other index.
  *
  * - customers: first and last name, email, phone, and the phone's digits alone (so `0612` finds `+31 6 12...`);

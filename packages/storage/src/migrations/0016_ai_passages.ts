@@ -1,5 +1,5 @@
 /**
- * The passage index AI agents retrieve from (D53), kept by the database in the same transaction as the content:
+ * The passage index AI agents retrieve from, kept by the database in the same transaction as the content:
  * completed text and Q&A training items and article translations. Which sources count (completed items, published
  * articles, the agent's links) is decided when reading, so a failed, unpublished or deleted source leaves the
  * answers at once.

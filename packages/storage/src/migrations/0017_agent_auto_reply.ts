@@ -1,5 +1,5 @@
 /**
- * `auto_reply` on agents (D53): whether the agent answers customers in the conversations assigned to it. Off for
+ * `auto_reply` on agents: whether the agent answers customers in the conversations assigned to it. Off for
  * every existing agent, so a workspace that never switches it on behaves as before.
  */
 import { Effect } from "effect"

@@ -1,5 +1,5 @@
 /**
- * One serialisation per resource (issue 20): a translation's place among its article's translations, so those
+ * One serialisation per resource: a translation's place among its article's translations, so those
  * created by one request keep the request's order (they share `created_at`, and the locale used to break the tie);
  * and on PostgreSQL, event data as `JSON` rather than `JSONB`, which keeps the text as written: `JSONB` reorders
  * object keys, so an event read back showed its resource's fields in another order than every other answer.

@@ -1,5 +1,5 @@
 /**
- * Webhook operations (D52): `events.target_webhook_id` marks an event addressed to one webhook (`webhook.ping`),
+ * Webhook operations: `events.target_webhook_id` marks an event addressed to one webhook (`webhook.ping`),
  * which is delivered to that webhook alone and is not part of the event log (`GET /events`).
  */
 import { Effect } from "effect"

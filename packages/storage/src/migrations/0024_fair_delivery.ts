@@ -1,5 +1,5 @@
 /**
- * Fair webhook delivery (issue 16): the dispatcher takes the oldest due deliveries of each webhook in turn, through
+ * Fair webhook delivery: the dispatcher takes the oldest due deliveries of each webhook in turn, through
  * an index per webhook and due time; and the per-webhook delivery counters go (a webhook's log counts through its
  * index), since the fan-out no longer writes one counter per subscriber in the event's transaction.
  */

@@ -1,5 +1,5 @@
 /**
- * The AI reply loop (D53): a reply job per customer message an agent should answer, enqueued in the message's
+ * The AI reply loop: a reply job per customer message an agent should answer, enqueued in the message's
  * transaction and leased by the reply workers like webhook deliveries; the read-only `citations` of agent messages;
  * and when a conversation was last reopened, which starts a new session for the agent's message limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Deferred fan-out (issue 16 item 2): the writing transaction records, beside its event, one marker saying the
+ * Deferred fan-out: the writing transaction records, beside its event, one marker saying the
  * event's deliveries are still to be made; the dispatcher turns the markers of many events into deliveries in one
  * transaction (SqlFanOut.ts). Events committed before this migration already have their deliveries: no marker.
  */

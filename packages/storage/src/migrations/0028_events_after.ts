@@ -1,8 +1,8 @@
 /**
- * Reading a workspace's events after a given one (D45, `GET /v1/events?after=`, and the simulator's look at the
+ * Reading a workspace's events after a given one (`GET /v1/events?after=`, and the simulator's look at the
  * log) asks for `workspace_id = ? AND id > ? ORDER BY id`. The workspace's indexes are ordered by time, so the
- * database read and sorted every event of the workspace on each call (0.46 ms a read at a few thousand events, and
- * growing with the log); this index serves the read as one range in id order.
+ * database read and sorted every event of the workspace on each call, a cost growing with the log; this index
+ * serves the read as one range in id order.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

@@ -1,5 +1,5 @@
 /**
- * A delivery's round (D38, D52): how many times it was queued again by a redelivery or a recovery. A claim records
+ * A delivery's round: how many times it was queued again by a redelivery or a recovery. A claim records
  * the round it was made in, and an attempt is recorded only if the delivery is still in that round: an attempt still
  * in flight when its delivery was redelivered belongs to the round before, and its answer must neither complete the
  * new round nor count towards the webhook's deactivation. The claimant and the attempt count cannot tell the two

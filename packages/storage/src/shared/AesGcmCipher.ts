@@ -26,11 +26,11 @@ export const keyIdOf = (key: Uint8Array): string =>
 const failed = (message: string) => Result.fail(new SecretDecryptionFailed({ message }))
 
 /**
- * Decrypted secrets kept per stored value and context, at most this many. The dispatcher decrypts a webhook's
- * secret for every delivery it claims; a fresh decipher each time was about 3 % of its CPU time on a busy queue
- * (docs/performance.md, "Bound LIMIT counts"). A stored value has its own random nonce, so a rotated or re-encrypted secret is a
- * new entry, and the old one ages out. The process holds the key that decrypts every entry, so keeping them
- * decrypted in memory exposes nothing that memory did not already hold.
+ * Decrypted secrets kept per stored value and context, at most this many. The dispatcher decrypts a webhook's secret
+ * for every delivery it claims; a fresh decipher each time was a visible share of its CPU time on a busy queue
+ * (docs/performance.md, "Other choices made for speed"). A stored value has its own random nonce, so a rotated or
+ * re-encrypted secret is a new entry, and the old one ages out. The process holds the key that decrypts every entry, so
+ * keeping them decrypted in memory exposes nothing that memory did not already hold.
  */
 const DECRYPTED_CACHE_SIZE = 1_024
 

@@ -1,5 +1,5 @@
 /**
- * Per-workspace counters (D18): the `total` of an unfiltered list comes from here, kept in the same
+ * Per-workspace counters: the `total` of an unfiltered list comes from here, kept in the same
  * transaction as the inserts and deletes it counts, never from a `COUNT(*)` over the table.
  */
 import type { WorkspaceId } from "@support-engine/core"

@@ -1,5 +1,5 @@
 /**
- * The database a URL names (D41): `file:<path>` or `file::memory:` selects SQLite (WAL, foreign keys on,
+ * The database a URL names: `file:<path>` or `file::memory:` selects SQLite (WAL, foreign keys on,
  * busy timeout); `postgres://` selects PostgreSQL.
  */
 import { Layer } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The window of a list query (D18, D52) as SQL: `LIMIT`/`OFFSET` in the list's order, or a keyset page that
+ * The window of a list query as SQL: `LIMIT`/`OFFSET` in the list's order, or a keyset page that
  * starts strictly after a row's (time, id). Both read by an index whose columns are (workspace, [filter,] time, id),
  * so a keyset page costs its size at any depth.
  *
@@ -14,7 +14,7 @@ import type { SqlClient } from "effect/sql"
 import { ts } from "./Columns.js"
 import { limit } from "./Limit.js"
 
-/** The columns a list orders by: its own time column (D18) and the one `updated_since` reads. */
+/** The columns a list orders by: its own time column (newest first) and the one `updated_since` reads. */
 export interface KeysetColumns {
   readonly newest: string
   readonly updated: string

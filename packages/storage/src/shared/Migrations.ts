@@ -1,5 +1,5 @@
 /**
- * One migration set for every dialect (D43), registered statically. Ids only ever increase; a migration
+ * One migration set for every dialect, registered statically. Ids only ever increase; a migration
  * that has run is never edited, a change is a new migration.
  */
 import type { Effect } from "effect"

@@ -1,4 +1,4 @@
-/** The `RowLocks` port (D52): `SELECT ... FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writes are serial. */
+/** The `RowLocks` port: `SELECT ... FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writes are serial. */
 import { RowLocks, type TaggedResource } from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"

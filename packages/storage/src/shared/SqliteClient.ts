@@ -2,8 +2,8 @@
  * The SQLite client: `effect/sql`'s `SqlClient` over better-sqlite3 with two connections to one file.
  *
  * A client that serialises every statement through one connection under a lock makes a read wait for whatever
- * transaction another request has open (its statements interleave with I/O). Under 50 concurrent requests that
- * queueing showed as a multi-second p99 (docs/performance.md). Here:
+ * transaction another request has open (its statements interleave with I/O). Under concurrent requests that
+ * queueing dominates the slowest answers (docs/performance.md). Here:
  * - the writer connection runs transactions and every statement that writes, behind a one-permit lock
  *   (`SqlClient.makeSqliteAcquirers`, which also rolls back a transaction whose COMMIT failed);
  * - a read-only connection runs the statements that only read (better-sqlite3's `Statement.readonly`) when no

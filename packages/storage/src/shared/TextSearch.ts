@@ -1,5 +1,5 @@
 /**
- * Full-text search in SQL (D52; the indexes are migration 0015). Core hands over the query's words (letters and
+ * Full-text search in SQL (the indexes are migration 0015). Core hands over the query's words (letters and
  * digits only, lower-cased), so they can be written into each dialect's query syntax without escaping: FTS5's
  * `"word"*` terms joined by AND on SQLite, a `word:*` tsquery joined by `&` on PostgreSQL (the `simple`
  * configuration, as the index). Every word is a prefix and all must match.

@@ -147,7 +147,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         const due = sql`SELECT id FROM training_data
           WHERE status = 'queued' OR (status = 'processing' AND lease_until < ${r.now})
           ORDER BY created_at, id LIMIT 1`
-        // PostgreSQL: concurrent workers skip each other's row instead of waiting on it (D43).
+        // PostgreSQL: concurrent workers skip each other's row instead of waiting on it.
         const pick = sql.onDialectOrElse({ pg: () => sql`${due} FOR UPDATE SKIP LOCKED`, orElse: () => due })
         return sql`UPDATE training_data SET status = 'processing', is_processed = ${p.bool(false)},
           lease_until = ${r.lease}, updated_at = ${r.now} WHERE id = (${pick}) RETURNING ${columns}`

@@ -6,7 +6,7 @@ import { Context, Effect, Layer } from "effect"
  * one per storage layer. Writers notify after their transaction commits; other processes' work is found by the
  * dispatcher's fallback poll. A fan-out says which workspace its new deliveries belong to (`notifyWorkspace`), so a
  * dispatcher can let pass the commits of a workspace already at its in-flight limit without looking for work
- * (issue 16: each commit of a busy workspace would otherwise cost a claim); any other change (`notify`) may have
+ * (each commit of a busy workspace would otherwise cost a claim); any other change (`notify`) may have
  * made anything due.
  */
 export class DeliverySignal extends Context.Service<DeliverySignal>()("@support-engine/storage/DeliverySignal", {

@@ -1,5 +1,5 @@
 /**
- * Webhook secrets at rest (issue 16 item 8): which key encrypts them, and what storage does with them at start.
+ * Webhook secrets at rest: which key encrypts them, and what storage does with them at start.
  *
  * The key is `SUPPORT_SECRET_KEY`. Without it, a SQLite file database uses a key file next to it
  * (`<database file>.key`, mode 0600, made on first start), an in-memory database a random key for the process, and
@@ -164,7 +164,7 @@ export const reencryptSecrets: Effect.Effect<number, PersistenceError, SqlClient
     )
   })
 
-/** Erases previous secrets whose grace period ended by `at` (D46); answers how many. */
+/** Erases previous secrets whose grace period ended by `at`; answers how many. */
 export const erasePreviousSecrets = (at: DateTime.Utc) =>
   Effect.flatMap(
     SqlClient.SqlClient,

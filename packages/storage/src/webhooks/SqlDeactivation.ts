@@ -1,6 +1,6 @@
 /**
- * The `webhook.deactivated` event (D52): recorded in the transaction that deactivates a webhook (a 410 or too many
- * failed deliveries in a row, D38), in the event log like any event, and fanned out to the workspace's other
+ * The `webhook.deactivated` event: recorded in the transaction that deactivates a webhook (a 410 or too many
+ * failed deliveries in a row), in the event log like any event, and fanned out to the workspace's other
  * webhooks that subscribe to it (the deactivated one is inactive by then, so it gets nothing).
  */
 import {
@@ -33,7 +33,7 @@ export const makeDeactivationEvent = (
           id: EventId.make(yield* ids.uuid),
           event: "webhook.deactivated",
           occurred_at: at,
-          // The engine decided, on the receiver's answers: no token or user caused it (D44).
+          // The engine decided, on the receiver's answers: no token or user caused it.
           actor: Actor.system,
           data: deactivationData({ webhookId: claimed.webhookId, url: claimed.url, reason, at })
         })

@@ -1,5 +1,5 @@
 /**
- * The `DeliveryQueue` port on `effect/sql` (D37, D38, D43): the fan-out into the queue (SqlFanOut.ts: a marker in
+ * The `DeliveryQueue` port on `effect/sql`: the fan-out into the queue (SqlFanOut.ts: a marker in
  * the event's transaction, the deliveries made by the dispatcher's fan-out step), and the dispatcher's side,
  * deliveries claimed under a lease in one statement, attempts recorded unless the claim was lost, leases given back.
  */
@@ -52,13 +52,13 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const integer = sql.literal(types(sql).int)
 
       /**
-       * Fair claiming in one statement (D38, D43, issue 16): each active webhook offers its oldest due deliveries
+       * Fair claiming in one statement: each active webhook offers its oldest due deliveries
        * (at most its limit, through the per-webhook due index); a webhook's offers are ranked after the attempts it
        * already has in flight, and a workspace's after its own in flight, so a webhook or workspace at its limit
        * offers nothing. The chosen rows go round-robin: first every workspace's best offer (the least busy
        * workspace first), then the second ones, ... within a workspace first one delivery of each webhook, then the
        * next. Whatever one receiver does, it holds at most its webhook's share of the slots. PostgreSQL locks the
-       * offered rows and skips those another dispatcher is claiming (D43); the update checks each row is still due,
+       * offered rows and skips those another dispatcher is claiming; the update checks each row is still due,
        * so a delivery is never leased twice. Two dispatchers claiming in the same instant each count the other's
        * leases only once committed, so together they may pass a limit by one claim's worth until those end.
        */
@@ -130,7 +130,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
        * included (a claim moves `next_attempt_at` to the lease's end). One probe of the due index, where the claim
        * itself costs its in-flight counts and window functions over every active webhook however little is due; a
        * dispatcher finds nothing due most times it looks (docs/performance.md, Simulator). Nothing due: the claim
-       * would have leased nothing, so skipping it changes no outcome (D38, D43).
+       * would have leased nothing, so skipping it changes no outcome.
        */
       const anyDue = (now: string) =>
         sql`SELECT 1 AS due FROM webhook_deliveries d
@@ -167,7 +167,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
       const deactivate = (claimed: ClaimedDelivery, reason: DeactivationReason, at: DateTime.Utc) =>
         Effect.gen(function*() {
           // A change of the workspace's subscriptions: the events committed before it get their deliveries first,
-          // this webhook's among them (cancelled just below, recoverable as before, D52).
+          // this webhook's among them (cancelled just below, recoverable as before).
           yield* fanOut.drain(claimed.workspaceId, "skip")
           const deactivated = yield* sql`UPDATE webhooks SET is_active = ${p.bool(false)}, deactivated_at = ${ts(at)},
             deactivation_reason = ${reason}, updated_at = ${ts(at)}
@@ -175,7 +175,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, claimed_by = NULL,
             leased_until = NULL, updated_at = ${ts(at)}
             WHERE workspace_id = ${claimed.workspaceId} AND webhook_id = ${claimed.webhookId} AND status = 'pending'`
-          // Once per deactivation, in its transaction (D52): a webhook already inactive records nothing again.
+          // Once per deactivation, in its transaction: a webhook already inactive records nothing again.
           if (deactivated.length > 0) yield* recordDeactivation(claimed, reason, at)
           return deactivated.length > 0
         })
@@ -213,7 +213,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
 
       /**
        * A run of successes in three statements whatever its length: the rows whose claim holds become delivered,
-       * their attempts are logged, and their webhooks' failure counts reset (D38). The per-row values are cast so
+       * their attempts are logged, and their webhooks' failure counts reset. The per-row values are cast so
        * that PostgreSQL types the `CASE` like the column.
        */
       const recordDelivered = (run: ReadonlyArray<Completion>, at: DateTime.Utc) =>
@@ -240,7 +240,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
         })
 
       /**
-       * Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation (D38). Answers
+       * Any outcome, one delivery: a retry is rescheduled, a failure counts towards deactivation. Answers
        * whether the claim held and whether this attempt deactivated its webhook.
        */
       const recordOne = (completion: Completion, at: DateTime.Utc) =>

@@ -1,16 +1,16 @@
 /**
- * The fan-out of events to their webhook deliveries (D37), deferred out of the writing transaction (issue 16 item 2,
- * migration 0027). The event's transaction writes one marker (`pending_fanouts`) when some active webhook of the
- * workspace subscribes to the event; the dispatcher's fan-out step turns the markers of up to `limit` events into
+ * The fan-out of events to their webhook deliveries, deferred out of the writing transaction (migration 0027).
+ * The event's transaction writes one marker (`pending_fanouts`) when some active webhook of the workspace
+ * subscribes to the event; the dispatcher's fan-out step turns the markers of up to `limit` events into
  * deliveries in one transaction, one `INSERT ... SELECT` whatever their number, and deletes them. On SQLite, whose
  * WAL writes every page a commit dirtied, many events share the pages of the per-webhook indexes their deliveries
- * go to: 20 delivery rows per event in the writer's commit cost it about four plain writes.
+ * go to, pages the writer's own commit would otherwise write for each event.
  *
  * Which webhooks get an event: those active and subscribed to its type (or `*`) when the event committed, as when
  * the deliveries were made in its transaction. Every change to that set (a webhook created, updated, deleted,
  * enabled, deactivated) first fans out the workspace's pending events in its own transaction (`drain`), so a marker
  * still pending is always fanned out under the subscriptions its event committed with. On PostgreSQL an exclusive
- * per-workspace lock taken by the change and a shared one taken by the marker's writer order the two (D43); SQLite
+ * per-workspace lock taken by the change and a shared one taken by the marker's writer order the two; SQLite
  * runs one transaction at a time. One exception, PostgreSQL only: a deactivation by the dispatcher skips the markers
  * another dispatcher is fanning out at that instant (`drain(..., "skip")`: it holds rows that dispatcher may wait
  * on). That dispatcher's statement then sees the webhook active (its delivery is made, pending, and cancelled when
@@ -30,7 +30,7 @@ import { persist } from "./WebhookRows.js"
  * `base`; the statement appends each subscriber's ordinal as the last 4 hex digits. The prefix keeps the base's time
  * and version and the 56 bits of its last seven bytes, which are the ones `IdGenerator`'s monotonic method
  * increments within a millisecond: two bases never share a prefix, so the ids of two fan-outs never meet. The ids
- * stay UUIDv7 (D37: time-ordered, the same on every attempt).
+ * stay UUIDv7: time-ordered, and the same on every attempt.
  */
 export const deliveryIdPrefix = (base: string): string => {
   const h = base.replaceAll("-", "")
@@ -112,7 +112,7 @@ export const makeFanOut = Effect.gen(function*() {
     })
 
   /**
-   * In the event's transaction (D37): a marker when some active webhook of the workspace subscribes to the event,
+   * In the event's transaction: a marker when some active webhook of the workspace subscribes to the event,
    * nothing otherwise (a workspace without webhooks writes nothing more than its event). On PostgreSQL the shared
    * lock comes first, in its own statement, so the subscriptions read afterwards are those no change is still
    * committing (`lockSubscriptions`).
@@ -131,7 +131,7 @@ export const makeFanOut = Effect.gen(function*() {
 
   /**
    * The deliveries of an event made at once, in its transaction, without a marker: the `webhook.deactivated` event
-   * recorded by the dispatcher's own transaction (D52), which must not wait on a subscription change's lock while
+   * recorded by the dispatcher's own transaction, which must not wait on a subscription change's lock while
    * it holds the rows of the attempts it records.
    */
   const fanOutNow = (workspaceId: WorkspaceId, event: Event) =>
@@ -142,7 +142,7 @@ export const makeFanOut = Effect.gen(function*() {
 
   /**
    * The fan-out step: the oldest pending events, at most `limit`, fanned out in one transaction. PostgreSQL skips
-   * the markers another dispatcher is fanning out (D43), so each event is fanned out once. Answers how many events.
+   * the markers another dispatcher is fanning out, so each event is fanned out once. Answers how many events.
    */
   const fanOutPending = (limit: number) =>
     Effect.gen(function*() {
@@ -172,7 +172,7 @@ export const makeFanOut = Effect.gen(function*() {
   /**
    * First in a transaction that changes the workspace's subscriptions: on PostgreSQL the exclusive per-workspace
    * lock (it waits for the writers whose markers are not committed yet, and holds back new ones until the change
-   * commits; it also serialises the workspace's webhook creates, D50), then the drain.
+   * commits; it also serialises the workspace's webhook creates, whose number is capped), then the drain.
    */
   const lockSubscriptions = (workspaceId: WorkspaceId) =>
     Effect.gen(function*() {

@@ -1,5 +1,5 @@
 /**
- * The `WebhookOps` port on `effect/sql` (D52): a ping addressed to one webhook, and the recovery of a webhook's
+ * The `WebhookOps` port on `effect/sql`: a ping addressed to one webhook, and the recovery of a webhook's
  * failed deliveries. Both run in the caller's transaction and wake this process's dispatchers after it commits.
  */
 import { afterCommit, WebhookOps } from "@support-engine/core"

@@ -1,4 +1,4 @@
-/** The `WebhookRepo` port on `effect/sql`: subscriptions and their delivery log, scoped by workspace (D11, D36). */
+/** The `WebhookRepo` port on `effect/sql`: subscriptions and their delivery log, scoped by workspace. */
 import type { IdGenerator } from "@support-engine/core"
 import {
   afterCommit,
@@ -95,8 +95,8 @@ export const SqlWebhookRepoLive: Layer.Layer<
 
     /**
      * A webhook's deliveries, counted through the index that leads with (workspace_id, webhook_id[, status]): the
-     * log is always filtered by its webhook (D18). No counter per webhook: the fan-out would have to update one
-     * for every subscriber in the event's transaction.
+     * log is always filtered by its webhook, and no list counts a whole table. No counter per webhook: the fan-out
+     * would have to update one for every subscriber in the event's transaction.
      */
     const countDeliveries = RowSchema.findOne({
       Request: Schema.Struct({
@@ -184,7 +184,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
               WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(Effect.asVoid, mapSqlError),
       enable: (workspaceId, id, at) =>
         Effect.gen(function*() {
-          // A deactivation cancels the webhook's pending deliveries (D38). On PostgreSQL a dispatcher fanning out
+          // A deactivation cancels the webhook's pending deliveries. On PostgreSQL a dispatcher fanning out
           // events the deactivation's drain skipped (their markers were locked) may commit deliveries for the
           // webhook after it: pending, due, of an inactive webhook, which nothing else makes (a redelivery or ping
           // while inactive is paused, NULL). They are cancelled here, as of the deactivation, before the webhook is

@@ -1,6 +1,6 @@
 /**
  * The row schemas the webhooks modules share (subscriptions, deliveries, attempts, claims), and how rows become
- * core's models. Both dialects decode through them (D41: PostgreSQL returns `Date`s and SQLite strings).
+ * core's models. Both dialects decode through them (PostgreSQL returns `Date`s and SQLite strings).
  */
 import {
   Actor,

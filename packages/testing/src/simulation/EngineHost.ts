@@ -42,9 +42,10 @@ export interface EngineHost {
 }
 
 /**
- * The settings the simulator runs the dispatcher with. The limits of attempts in flight are out of reach, so that
- * no attempt waits for a slot and every one is made at exactly the time D38 gives; the retry base is a second, so
- * that a delivery's ten attempts and a webhook's deactivation after five failed deliveries happen within a run.
+ * The settings the simulator runs the dispatcher with. The limits of attempts in flight are out of reach, so that no
+ * attempt waits for a slot and every one is made at exactly the time the retry schedule gives; the retry base is a
+ * second, so that a delivery's ten attempts and a webhook's deactivation after five failed deliveries happen within a
+ * run.
  */
 export const SIMULATION_WEBHOOKS: Partial<WebhookSettings> = {
   retryBase: Duration.seconds(1),
@@ -68,11 +69,11 @@ const onClient = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Eff
     .pipe(Effect.orDie)
 
 /**
- * A directory of the run's own for its SQLite file: in memory-backed storage (`/dev/shm`) where the system has it,
- * else the temporary directory. A crash here is a process killed, never the machine losing power, so the file has
- * only to outlive the engine, never to reach a disk: there SQLite's syncs of the write-ahead log at each checkpoint
- * cost nothing, where on a disk they made a commit 0.45 ms instead of 0.15 and waited on the disk (docs/performance.md,
- * Simulator). What the engines read and write is the same.
+ * A directory of the run's own for its SQLite file: in memory-backed storage (`/dev/shm`) where the system has it, else
+ * the temporary directory. A crash here is a process killed, never the machine losing power, so the file has only to
+ * outlive the engine, never to reach a disk: there SQLite's syncs of the write-ahead log at each checkpoint cost
+ * nothing, where on a disk they made each commit wait on the disk (docs/performance.md, Simulator). What the engines
+ * read and write is the same.
  */
 const scratchDir = () => {
   try {
@@ -150,9 +151,9 @@ export const makeEngineHost = (options: {
     })
     const databaseBusy = traffic === undefined ? undefined : Effect.sync(traffic.busy)
     // A connection of the run's own to a SQLite file, open from start to end. SQLite copies the write-ahead log into
-    // the file and deletes it when the last connection closes, which each crash did (the engine's were the only
-    // ones), though a killed process leaves its log as it is: a fifth of closing the engine (13 of 60 ms a crash,
-    // 2,000 steps). What the engines read and write is the same either way.
+    // the file and deletes it when the last connection closes, which each crash did (the engine's were the only ones),
+    // though a killed process leaves its log as it is: a good part of the cost of each crash. What the engines read and
+    // write is the same either way.
     if (where._tag === "File") yield* Layer.build(clientLayer(url))
     let up = yield* open
     yield* Effect.addFinalizer(() => quietly(Scope.close(up.scope, Exit.void)))

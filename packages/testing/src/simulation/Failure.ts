@@ -1,6 +1,6 @@
 /**
  * A broken invariant. Checks throw it as a defect so that they read as plain code; the run loop turns it into
- * `simulation failed: ... <invariant>` (D54). Anything else that dies is a bug of the simulator itself.
+ * `simulation failed: ... <invariant>`. Anything else that dies is a bug of the simulator itself.
  */
 import { Effect } from "effect"
 

@@ -24,7 +24,7 @@ export interface TokenModel {
   readonly id: ApiTokenId
   readonly plain: Redacted.Redacted<string>
   readonly canWrite: boolean
-  /** Epoch ms, or null for never (D9). */
+  /** Epoch ms, or null for never. */
   readonly expiresAt: number | null
   revoked: boolean
 }
@@ -40,7 +40,7 @@ export interface AgentModel {
   deleted: boolean
 }
 
-/** A customer message that an answering agent must answer once (a reply or a handoff, D53). */
+/** A customer message that an answering agent must answer once (a reply or a handoff). */
 export interface Ask {
   readonly at: number
   readonly agent: AgentModel
@@ -57,14 +57,14 @@ export interface ConversationModel {
   readonly space: number
   readonly customer: CustomerId
   readonly channel: "chat" | "email"
-  /** The original chat agent (D27). */
+  /** The original chat agent, the only agent that may be assigned the chat. */
   readonly agentId: AgentId | null
   status: "open" | "closed"
   spam: boolean
   assignee: { readonly type: "user" | "agent"; readonly id: string } | null
   messages: number
   /**
-   * Each agent's replies since the conversation was created or last reopened, its session: D53's message limit
+   * Each agent's replies since the conversation was created or last reopened, its session: the agent's message limit
    * counts the replies of the agent about to answer, so the replies of an agent it was assigned before do not count.
    */
   readonly sessionReplies: Map<string, number>
@@ -91,7 +91,7 @@ export interface HookModel {
   readonly secrets: Array<SecretModel>
 }
 
-/** A request made with an `Idempotency-Key` (D52) and the answer it got, which every replay must get again. */
+/** A request made with an `Idempotency-Key` and the answer it got, which every replay must get again. */
 export interface KeyModel {
   readonly key: string
   readonly at: number
@@ -120,13 +120,13 @@ export interface Space {
   readonly hooks: Array<HookModel>
   /** Training folders (in process only: the contract only references them by `training_folder_id`). */
   readonly folders: Array<TrainingFolderId>
-  /** The workspace's email agent as last set (D8); cleared by the engine when that agent is deleted. */
+  /** The workspace's email agent as last set; cleared by the engine when that agent is deleted. */
   emailAgent: AgentId | null
-  /** Idempotency keys used (D52), for replays and reuse with another body. */
+  /** Idempotency keys used, for replays and reuse with another body. */
   readonly keys: Array<KeyModel>
   /** The workspace's messages: those sent, replies and handoff notes. */
   messages: number
-  /** The event log read so far (D45): how many, and the last id, where the next read starts. */
+  /** The event log read so far: how many, and the last id, where the next read starts. */
   events: number
   lastEvent: EventId | undefined
 }

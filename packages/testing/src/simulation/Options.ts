@@ -1,5 +1,5 @@
 /**
- * What a simulation run is given and what it answers (issue 19, D54). A run is a list of step seeds drawn from the
+ * What a simulation run is given and what it answers. A run is a list of step seeds drawn from the
  * run's seed; a replay (a shrunk run) gives that list itself.
  */
 
@@ -12,7 +12,7 @@ export const PLANTED_BUGS = [
   "drop-signature",
   /** The fan-out skips one webhook of every seventh event: a committed event never reaches a subscriber. */
   "skip-delivery",
-  /** The transport sends every fifth request twice: the receiver gets an attempt D38 did not schedule. */
+  /** The transport sends every fifth request twice: the receiver gets an attempt the retry schedule did not make. */
   "duplicate-delivery",
   /** The customers list reports one more than the rows once a workspace has three. */
   "wrong-total",

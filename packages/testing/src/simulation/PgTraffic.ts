@@ -1,5 +1,5 @@
 /**
- * The engine's PostgreSQL traffic, watched on its own sockets (issue 19): whether some query of the engine is still
+ * The engine's PostgreSQL traffic, watched on its own sockets: whether some query of the engine is still
  * waiting for its answer. `settle` (Advance.ts) calls the engine quiet only when none is, so the clock never moves
  * while a fiber waits on the network, and a run's steps see the same engine state whatever the server's timing.
  *

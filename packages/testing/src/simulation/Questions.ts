@@ -1,7 +1,7 @@
 /**
- * What customers ask AI agents, what the knowledge base says, and the model the agents answer with: the local
- * model (D53), slowed on the test clock for some questions so that reply jobs are in flight when the simulator moves
- * on (or crashes).
+ * What customers ask AI agents, what the knowledge base says, and the model the agents answer with: the local model
+ * (offline, deterministic, extractive), slowed on the test clock for some questions so that reply jobs are in flight
+ * when the simulator moves on (or crashes).
  */
 import { AnswerModel } from "@support-engine/core"
 import { Duration, Effect, Layer } from "effect"

@@ -1,9 +1,9 @@
 /**
- * One simulation run (issue 19): the engine on a fresh database, the steps, the checks after each, and at the end
+ * One simulation run: the engine on a fresh database, the steps, the checks after each, and at the end
  * the engine left to finish everything due (a day of simulated time) before the last checks. Randomness comes only
  * from the seed (each step's own `Random`, the engine's id streams for ids and secrets), time only from the
  * `TestClock`, configuration only from here: the same seed gives the same trace, byte for byte, on SQLite and on
- * PostgreSQL (issue 19).
+ * PostgreSQL.
  */
 import { WebhookConfig, withIdStream } from "@support-engine/core"
 import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Random, References, Scheduler } from "effect"
@@ -116,7 +116,7 @@ const program = (
       plantBug: options.plantBug,
       crashes,
       network,
-      // Exact D38 times on both databases: on PostgreSQL `settle` waits until no query of the engine waits for its
+      // Exact retry times on both databases: on PostgreSQL `settle` waits until no query of the engine waits for its
       // answer (EngineHost's `databaseBusy`), so the clock never moves while a query is on its way.
       deliveries: makeDeliveryOracle(world, DELIVERY)
     }
@@ -200,7 +200,7 @@ export const simulate = (options: SimulationOptions): Promise<SimulationResult> 
       Effect.provideService(Clock.Clock, makeEngineClock(settle)),
       // Nothing collects spans here: with tracing off the engine skips making them, as the standalone server does.
       Effect.provideService(References.TracerEnabled, false),
-      // The run's output is its trace and its last line (D54): the dispatcher's line per failed attempt would bury
+      // The run's output is its trace and its last line: the dispatcher's line per failed attempt would bury
       // them. Errors still show.
       Effect.provideService(References.MinimumLogLevel, "Error")
     )

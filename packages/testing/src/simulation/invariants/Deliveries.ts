@@ -1,11 +1,11 @@
 /**
- * The D38 oracle. Every committed event (read back from the event log, in commit order) must reach every webhook of
- * its workspace that was active and subscribed when it committed: one delivery, one id on every attempt (D37), the
- * first attempt when the event committed, attempt n+1 exactly `base · 2^(n-1)` after attempt n ended, at most ten,
- * and none after a 2xx, a 410, the tenth failure, or the webhook's deactivation or deletion. An attempt cut off by a
- * crash is due again when its lease ends (timeout plus margin), and work due while the engine was down is done when
- * it is up again. Nothing else may arrive: no delivery of an event that did not commit, nor to a webhook that was
- * inactive or not subscribed then.
+ * The delivery oracle. Every committed event (read back from the event log, in commit order) must reach every webhook
+ * of its workspace that was active and subscribed when it committed: one delivery, one id on every attempt, the first
+ * attempt when the event committed, attempt n+1 exactly `base · 2^(n-1)` after attempt n ended, at most ten, and none
+ * after a 2xx, a 410, the tenth failure, or the webhook's deactivation or deletion. An attempt cut off by a crash is
+ * due again when its lease ends (timeout plus margin), and work due while the engine was down is done when it is up
+ * again. Nothing else may arrive: no delivery of an event that did not commit, nor to a webhook that was inactive or
+ * not subscribed then.
  *
  * Events of one instant are taken together: their ids need not follow their commit order (IdStreams.ts), and on
  * PostgreSQL the commits of the engine's fibers at one instant come in any order. An event of the instant a webhook
@@ -13,7 +13,7 @@
  * made or not: it is expected as one cancelled at that instant, whichever side of the deactivation the log shows it.
  *
  * Deactivations are checked against the receiver's answers: a webhook is deactivated at the instant an attempt of
- * it answered 410, or at the instant its fifth consecutive delivery failed (D38), and at no other. Outcomes at the
+ * it answered 410, or at the instant its fifth consecutive delivery failed, and at no other. Outcomes at the
  * same instant may be recorded in any order, so the failure count is kept as a range [lo, hi]: a deactivation is
  * allowed when some order reaches the limit, and required when every order does.
  */
@@ -27,7 +27,7 @@ import { lowerBound } from "../Search.js"
 export interface DeliverySettings {
   readonly retryBase: number
   readonly timeout: number
-  /** A claim's lease: the timeout plus the margin (D38). */
+  /** A claim's lease: the timeout plus the margin. */
   readonly lease: number
   readonly maxAttempts: number
   readonly deactivateAfter: number
@@ -44,12 +44,12 @@ interface Delivery {
   readonly hook: HookModel
   readonly event: string
   readonly eventId: string
-  /** When it was queued: the event's commit, or the ping (D52's recover selects by it). */
+  /** When it was queued: the event's commit, or the ping (a recovery selects by it). */
   readonly createdAt: number
   id: string | undefined
   /** Failed attempts so far. */
   round: number
-  /** When the next attempt is due, before downtime moves it; infinite while paused until `enable` (D52). */
+  /** When the next attempt is due, before downtime moves it; infinite while paused until `enable`. */
   due: number
   state: "pending" | "delivered" | "failed" | "gone"
   /** When the webhook was deactivated or deleted with this delivery still pending. */
@@ -83,12 +83,12 @@ export interface DeliveryOracle {
   readonly enabled: (hook: HookModel, at: number) => void
   readonly deleted: (hook: HookModel, at: number) => void
   /**
-   * A delivery of an event outside the log, to this webhook alone (a ping, D52), due at `at`, or paused until the
+   * A delivery of an event outside the log, to this webhook alone (a ping), due at `at`, or paused until the
    * webhook is enabled when it is inactive.
    */
   readonly expect: (hook: HookModel, eventId: string, eventType: string, deliveryId: string, at: number) => void
   /**
-   * A delivery queued again (redeliver, recover; D52): a fresh budget of attempts, the same id (D37), due at `at`
+   * A delivery queued again (redeliver, recover): a fresh budget of attempts, the same id, due at `at`
    * (paused until `enable` when the webhook is inactive). False when the oracle knows no such delivery.
    */
   readonly requeue: (hook: HookModel, eventId: string, deliveryId: string, at: number) => boolean
@@ -102,7 +102,7 @@ export interface DeliveryOracle {
 
 const header = (request: ReceivedRequest, name: string) => request.headers[name] ?? request.headers[name.toLowerCase()]
 
-/** The due time of a delivery queued while its webhook is inactive: none until `enable` (D52). */
+/** The due time of a delivery queued while its webhook is inactive: none until `enable`. */
 const PAUSED = Number.POSITIVE_INFINITY
 
 const ORDER: Record<Entry["kind"], number> = { enabled: 0, success: 1, failure: 1, gone: 1, deactivated: 2 }
@@ -187,11 +187,11 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
         )
       }
       if (delivery.id === undefined && deliveryId !== undefined) {
-        yield* ensure(!ids.has(deliveryId), "every delivery has an id of its own (D37)", () => what)
+        yield* ensure(!ids.has(deliveryId), "every delivery has an id of its own", () => what)
         delivery.id = deliveryId
         ids.set(deliveryId, delivery)
       }
-      yield* ensure(delivery.id === deliveryId, "a delivery keeps its id on every attempt (D37)", () => what)
+      yield* ensure(delivery.id === deliveryId, "a delivery keeps its id on every attempt", () => what)
       yield* ensure(
         delivery.state === "pending",
         "no attempt after a delivery ended (2xx, 410 or its last attempt)",
@@ -199,7 +199,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       )
       yield* ensure(
         delivery.cancelledAt === undefined || request.at <= delivery.cancelledAt,
-        "no attempt after its webhook was deactivated or deleted (D38)",
+        "no attempt after its webhook was deactivated or deleted",
         () => `${what}: cancelled at ${delivery.cancelledAt}`
       )
       const expected = adjust(delivery.due)
@@ -261,7 +261,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           const why = deactivation.reason
           yield* ensure(
             why === "gone" ? g > 0 : allowed,
-            "a webhook is deactivated only on a 410 or its fifth consecutive failed delivery (D38)",
+            "a webhook is deactivated only on a 410 or its fifth consecutive failed delivery",
             () => `${why}: ${detail()}`
           )
           ledger.active = false
@@ -269,8 +269,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           ledger.hi = 0
           continue
         }
-        yield* ensure(g === 0, "a webhook that answers 410 is deactivated at once (D38)", detail)
-        yield* ensure(!required, "a webhook is deactivated after five consecutive failed deliveries (D38)", detail)
+        yield* ensure(g === 0, "a webhook that answers 410 is deactivated at once", detail)
+        yield* ensure(!required, "a webhook is deactivated after five consecutive failed deliveries", detail)
         if (s === 0) {
           ledger.lo += f
           ledger.hi += f
@@ -281,8 +281,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       }
     })
 
-  // Plain loops with an effect only to fail: this runs after every step over every pending delivery and every
-  // webhook ever made (an effect per item, and a search of every webhook per ledger, were over 1% of a run's CPU).
+  // Plain loops with an effect only to fail: this runs after every step over every pending delivery and every webhook
+  // ever made (an effect per item, and a search of every webhook per ledger, were a visible share of a run's CPU).
   const check = (now: number, final: boolean) =>
     Effect.gen(function*() {
       for (const delivery of pending) {
@@ -299,7 +299,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
         }
         if (!(!final && at + settings.timeout + settings.lateBy >= now)) {
           return yield* broken(
-            "every committed event reaches every active subscriber: each attempt is made when due (D38)",
+            "every committed event reaches every active subscriber: each attempt is made when due",
             `${delivery.hook.url} ${delivery.event} delivery ${delivery.id ?? "(never sent)"} due at ${at}`
           )
         }

@@ -1,6 +1,6 @@
 /**
- * Lists (D17, D18): a workspace's list total equals the rows the model says it has, the page holds that many (up
- * to its size), and every row on it is the workspace's own (isolation, D11). After each step the lists the step
+ * Lists: a workspace's list total equals the rows the model says it has, the page holds that many (up
+ * to its size), and every row on it is the workspace's own (isolation). After each step the lists the step
  * touched are checked; every `fullCheckEvery` steps and at the end, every list of every workspace (training folders
  * too), and every webhook's `is_active` against the model's.
  */
@@ -97,13 +97,13 @@ export const checkList = (sim: Sim, space: Space, kind: ListKind, full: boolean)
     const model = modelOf(space, kind)
     const detail = () =>
       `workspace ${space.index} ${kind}: total ${page.meta.total}, rows ${page.data.length}, model ${model.total}`
-    yield* ensure(page.meta.total === model.total, "list totals equal the rows (D17, D18)", detail)
-    yield* ensure(page.data.length === Math.min(model.total, size), "a list page holds its rows (D17)", detail)
+    yield* ensure(page.meta.total === model.total, "list totals equal the rows", detail)
+    yield* ensure(page.data.length === Math.min(model.total, size), "a list page holds its rows", detail)
     if (model.ids !== undefined) {
       const strangers = page.data.filter((row) => !model.ids!.has(row.id))
       yield* ensure(
         strangers.length === 0,
-        "nothing of one workspace is visible from another (D11)",
+        "nothing of one workspace is visible from another",
         () => `${detail()}: ${strangers.map((r) => r.id).join(", ")}`
       )
     }
@@ -111,7 +111,7 @@ export const checkList = (sim: Sim, space: Space, kind: ListKind, full: boolean)
 
 /**
  * A workspace's training folders (in process only, a plain array): exactly the ones the model says it made, none
- * of another workspace (D11).
+ * of another workspace.
  */
 export const checkFolders = (sim: Sim, space: Space) =>
   Effect.gen(function*() {
@@ -120,7 +120,7 @@ export const checkFolders = (sim: Sim, space: Space) =>
     const strangers = folders.filter((f) => !ids.has(f.id))
     yield* ensure(
       folders.length === space.folders.length && strangers.length === 0,
-      "the training folder list holds the workspace's folders, and only them (D11)",
+      "the training folder list holds the workspace's folders, and only them",
       () =>
         `workspace ${space.index}: ${folders.length} folders, model ${space.folders.length}, not its own: ${
           strangers.map((f) => f.id).join(", ")
@@ -149,7 +149,7 @@ export const checkLists = (sim: Sim, full: boolean) =>
           .pipe(Effect.orDie)
         yield* ensure(
           found.is_active === hook.active,
-          "a webhook is active exactly when D38's rules leave it so",
+          "a webhook is active exactly when the delivery rules leave it so",
           () => `${hook.url}: engine ${found.is_active}, model ${hook.active}`
         )
       }

@@ -1,5 +1,5 @@
 /**
- * AI agents (D53): every customer message to a conversation whose agent answers by itself gets exactly one answer,
+ * AI agents: every customer message to a conversation whose agent answers by itself gets exactly one answer,
  * a reply or a handoff (`conversation.escalated`), and nothing else gets one; no reply contains a phrase the agent
  * must not say; no agent sends more replies in a session (since the conversation was opened or reopened) than its
  * limit (its own replies: those of an agent the conversation had before do not count). Answers are read from the event log; asks are made by ops/Conversations.ts.
@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { broken, ensure } from "../Failure.js"
 import type { ConversationModel, Space, World } from "../Model.js"
 
-/** Whole-word, case-insensitive, as the guardrail (D53) reads a phrase. */
+/** Whole-word, case-insensitive, as the prohibited-phrase guardrail reads a phrase. */
 const says = (text: string, phrase: string) => {
   const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   return ` ${words(text).join(" ")} `.includes(` ${words(phrase).join(" ")} `)
@@ -33,7 +33,7 @@ export const onReplyEvent = (
     const ask = conversation.asks.shift()
     if (ask === undefined) {
       return yield* broken(
-        "an agent answers only customer messages it was asked, each once (D53)",
+        "an agent answers only customer messages it was asked, each once",
         `${event.event} in ${conversation.id}`
       )
     }
@@ -47,19 +47,19 @@ export const onReplyEvent = (
       )
       yield* ensure(
         forbidden.length === 0,
-        "no agent reply contains a prohibited phrase (D53)",
+        "no agent reply contains a prohibited phrase",
         () => `${forbidden.join(", ")} in ${JSON.stringify(content)}`
       )
       yield* ensure(
         content === message.content,
-        "an agent's reply is stored as its event says (D34, D53)",
+        "an agent's reply is stored as its event says",
         () => `${JSON.stringify(content)} against ${JSON.stringify(message.content)}`
       )
       const replies = (conversation.sessionReplies.get(ask.agent.id) ?? 0) + 1
       conversation.sessionReplies.set(ask.agent.id, replies)
       yield* ensure(
         replies <= Math.max(ask.limitAtAsk, ask.agent.limit),
-        "no agent exceeds its message limit per session (D53)",
+        "no agent exceeds its message limit per session",
         () => `${replies} replies by ${ask.agent.id}, limit ${ask.agent.limit}`
       )
       return
@@ -77,8 +77,8 @@ const lateAsk = (conversation: ConversationModel, now: number, final: boolean) =
 /**
  * Asks past their deadline must have been answered; at the end, every ask that was not disturbed. Only the
  * conversations asked something are looked at (`World.asking`), in plain code with an effect only to fail: this runs
- * after every step, and an `Effect.gen` per conversation of the run was 5% of a run's CPU. A failure names the
- * first such conversation in the order they were made, as a look at every conversation would.
+ * after every step, and an `Effect.gen` per conversation of the run was a visible share of a run's CPU. A failure names
+ * the first such conversation in the order they were made, as a look at every conversation would.
  */
 export const checkAsks = (world: World, now: number, final: boolean): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -100,7 +100,7 @@ export const checkAsks = (world: World, now: number, final: boolean): Effect.Eff
       const ask = lateAsk(conversation, now, final)
       if (ask !== undefined) {
         return broken(
-          "every customer message to an active auto_reply agent gets exactly one reply or handoff (D53)",
+          "every customer message to an active auto_reply agent gets exactly one reply or handoff",
           `${conversation.id}: asked at ${ask.at}, due by ${ask.deadline}`
         )
       }

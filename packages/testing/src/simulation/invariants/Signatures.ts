@@ -1,5 +1,5 @@
 /**
- * Every request verifies (D37, D39, D46) with a secret its webhook had when the request was sent: the current one,
+ * Every request verifies with a secret its webhook had when the request was sent: the current one,
  * or the one before it during its grace period. A secret out of its time does not count.
  */
 import { verify } from "@support-engine/webhooks"
@@ -23,7 +23,7 @@ export const checkSignature = (request: ReceivedRequest, hook: HookModel, plantB
     )
     yield* ensure(
       ok,
-      "every delivery's signatures verify with the secret current or in grace when it was sent (D37, D46)",
+      "every delivery's signatures verify with the secret current or in grace when it was sent",
       () => `${request.url} at ${request.at}`
     )
   })

@@ -1,5 +1,5 @@
 /**
- * AI agents (D23, D53): created with or without `auto_reply`, message limits, prohibited phrases and escalation
+ * AI agents: created with or without `auto_reply`, message limits, prohibited phrases and escalation
  * rules (whose `escalate_to` must be a user of the workspace, else 422); updated (switched off and on, limits and
  * lists replaced) and deleted; copilots are protected (403); another workspace's agent is a 404.
  */
@@ -71,7 +71,7 @@ export const agent: Op = {
           deleted: false
         })
         sim.world.touched.add(`${space.index}:agents`)
-        // Something to answer from (D53): an article of the knowledge base, published (others may be drafts).
+        // Something to answer from: an article of the knowledge base, published (others may be drafts).
         yield* createArticle(sim, space, "published")
         return `agent ${space.index} ${created.id}${copilot ? " copilot" : ""} auto_reply=${autoReply} limit=${limit}`
       }

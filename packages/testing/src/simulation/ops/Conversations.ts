@@ -1,8 +1,8 @@
 /**
- * Conversations (D26-D28) and messages (D29): created (unassigned, for a user, or for an agent, which then is the
+ * Conversations and messages: created (unassigned, for a user, or for an agent, which then is the
  * conversation's chat agent), closed and reopened, reprioritised, tagged, marked spam, reassigned within the rules
  * (a chat goes only to its original agent: 400 otherwise; an id of no user or agent: 400), deleted. Customers ask
- * questions; when the conversation's agent answers by itself (D53) the ask is recorded for invariants/Replies.ts with
+ * questions; when the conversation's agent answers by itself the ask is recorded for invariants/Replies.ts with
  * the time by which the one reply worker must have answered it.
  */
 import { Conversations, CreateConversation, CreateMessage, Messages, UpdateConversation } from "@support-engine/core"
@@ -17,7 +17,7 @@ import { type AnyCall, type Op, otherSpace, refused, type Sim, valid } from "./O
 const answers = (agent: AgentModel | undefined): AgentModel | undefined =>
   agent !== undefined && agent.active && agent.autoReply && !agent.copilot && !agent.deleted ? agent : undefined
 
-/** The agent that answers customers in this conversation by itself, if any (D53). */
+/** The agent that answers customers in this conversation by itself, if any (active, `auto_reply`, no copilot). */
 export const answering = (space: Space, c: ConversationModel): AgentModel | undefined => {
   if (c.deleted || c.status !== "open" || c.spam || c.assignee?.type !== "agent") return undefined
   const id = c.assignee.id
@@ -80,7 +80,7 @@ const createConversation = (sim: Sim, space: Space, rng: Rng) =>
         ))
     )
     if (assignee?.type === "agent" && created.agent_id !== assignee.id) {
-      return yield* Effect.die(new Error("an agent assignee becomes the chat's agent (D27)"))
+      return yield* Effect.die(new Error("an agent assignee becomes the chat's agent"))
     }
     addConversation(sim.world, space, {
       id: created.id,
@@ -195,7 +195,7 @@ const update = (sim: Sim, space: Space, rng: Rng, c: ConversationModel) =>
   })
 
 /**
- * Records a customer's question that `agent` answers by itself (D53), with the time by which the one reply worker
+ * Records a customer's question that `agent` answers by itself, with the time by which the one reply worker
  * must have answered it (`bound`: the question's longest answer time).
  */
 export const asked = (sim: Sim, c: ConversationModel, agent: AgentModel, bound: number, now: number) => {

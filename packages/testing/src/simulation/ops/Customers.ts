@@ -1,7 +1,7 @@
 /**
- * Companies (D25) and customers (D24): created, updated and deleted; refused when a customer has no name, email or
+ * Companies and customers: created, updated and deleted; refused when a customer has no name, email or
  * phone, repeats an email of its workspace or names another workspace's company; and every read, update or delete
- * of another workspace's record is the same 404 as a missing one (D11) and changes nothing.
+ * of another workspace's record is the same 404 as a missing one and changes nothing.
  */
 import {
   Companies,

@@ -1,9 +1,9 @@
 /**
- * Email conversations (D26, D27) and the workspace's email agent (D8, set by provisioning as `workspace
+ * Email conversations and the workspace's email agent (set by provisioning as `workspace
  * set-email-agent` does): an email conversation is unassigned, a user's, or the email agent's while that agent is
  * active; any other agent is 400 `INVALID_ASSIGNEE_TYPE`, on create and on reassignment, and `agent_id` (the chat
  * agent) is refused on an email conversation (422). Setting another workspace's agent as the email agent is a 404.
- * Email conversations join the others in the model: messages, updates, deletes and the agent's answers (D53, an
+ * Email conversations join the others in the model: messages, updates, deletes and the agent's answers (an
  * active `auto_reply` email agent answers by itself) go through ops/Conversations.ts and the reply checks.
  */
 import {
@@ -53,7 +53,7 @@ const setEmailAgent = (sim: Sim, space: Space, rng: Rng) =>
       "set the email agent",
       Effect.flatMap(Agents, (s) => s.setEmailAgent(space.id, agent.id))
     )
-    if (set.email_agent_id !== agent.id) return yield* Effect.die(new Error("the email agent is the one set (D8)"))
+    if (set.email_agent_id !== agent.id) return yield* Effect.die(new Error("the email agent is the one set"))
     space.emailAgent = agent.id
     return `email agent ${space.index} ${agent.id}`
   })
@@ -86,7 +86,7 @@ const create = (sim: Sim, space: Space, rng: Rng) =>
         ))
     )
     if (created.channel !== "email" || created.agent_id !== null || created.assignee_id !== (assignee?.id ?? null)) {
-      return yield* Effect.die(new Error("an email conversation is created as asked, with no chat agent (D26, D27)"))
+      return yield* Effect.die(new Error("an email conversation is created as asked, with no chat agent"))
     }
     addConversation(sim.world, space, { id: created.id, customer, channel: "email", agentId: null, assignee })
     return `email conversation ${space.index} ${created.id} ${

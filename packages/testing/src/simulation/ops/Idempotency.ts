@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (D52, like Stripe's `Idempotency-Key`), in process as the Promise API takes them
+ * Idempotency keys (like Stripe's `Idempotency-Key`), in process as the Promise API takes them
  * (`{ idempotencyKey }`: core's `Idempotency` with the request's fingerprint, its method, path and JSON body):
  * a customer created, or a user's message or a customer's question sent, under a new key (a question to an agent
  * that answers by itself is an ask of invariants/Replies.ts, answered once however often it is replayed); the same request again under the same key answers
@@ -84,7 +84,7 @@ const fresh = (
     const key = `key-${++sim.world.serial}`
     const now = yield* Clock.currentTimeMillis
     const { answer, replayed } = yield* valid(sim, space, `keyed ${kind}`, keyed(key, kind, target, body))
-    if (replayed) return yield* broken("a new idempotency key runs its request (D52)", key)
+    if (replayed) return yield* broken("a new idempotency key runs its request", key)
     const id = (JSON.parse(answer) as { readonly id: string }).id
     space.keys.push({ key, at: now, kind, target, body, answer })
     if (kind === "customer") {
@@ -95,7 +95,7 @@ const fresh = (
       c.messages++
       space.messages++
       touch(sim.world, space, "messages")
-      // Its replays must not ask the agent again: one reply or handoff for the one message (D53).
+      // Its replays must not ask the agent again: one reply or handoff for the one message.
       if (question?.agent !== undefined) asked(sim, c, question.agent, question.bound, now)
     }
     return `keyed ${kind} ${space.index} ${key} ${id}${
@@ -107,16 +107,16 @@ const replay = (sim: Sim, space: Space, k: KeyModel) =>
   Effect.gen(function*() {
     const before = yield* recorded(sim, space.principal.actor.id)
     const outcome = yield* sim.engine.run(asPrincipal(space.principal)(keyed(k.key, k.kind, k.target, k.body))).pipe(
-      Effect.catch((e) => broken("an idempotent replay succeeds (D52)", `${k.key}: ${e._tag}`))
+      Effect.catch((e) => broken("an idempotent replay succeeds", `${k.key}: ${e._tag}`))
     )
     if (!outcome.replayed || outcome.answer !== k.answer) {
       return yield* broken(
-        "an idempotent replay answers the first answer (D52)",
+        "an idempotent replay answers the first answer",
         `${k.key}: ${outcome.replayed ? "replayed" : "ran again"} ${outcome.answer} against ${k.answer}`
       )
     }
     const after = yield* recorded(sim, space.principal.actor.id)
-    if (after !== before) return yield* broken("an idempotent replay writes nothing (D52)", `${before} -> ${after}`)
+    if (after !== before) return yield* broken("an idempotent replay writes nothing", `${before} -> ${after}`)
     return `replay ${k.key}`
   })
 

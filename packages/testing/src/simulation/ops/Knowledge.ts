@@ -1,5 +1,5 @@
 /**
- * Training data (D30, D31) and knowledge-base articles with translations (D32): created, revised and deleted;
+ * Training data and knowledge-base articles with translations: created, revised and deleted;
  * refused for the wrong type (400), a url item outside URL processing (422), a missing field (422), an agent of
  * another workspace (400), no valid URL (422); another workspace's item or article is a 404 and stays as it was.
  * The training worker moves items from queued to completed in the background, with their events.

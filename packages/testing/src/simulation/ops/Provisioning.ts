@@ -1,5 +1,5 @@
 /**
- * Workspaces, users and API tokens (D8, D9, D10). Tokens are created with read or write and with or without an
+ * Workspaces, users and API tokens. Tokens are created with read or write and with or without an
  * expiry, revoked, and used: a revoked or expired token is refused (401), a read token's write is refused (403), and
  * a valid one acts as its workspace.
  */
@@ -98,7 +98,7 @@ export const newToken: Op = {
       const now = yield* Clock.currentTimeMillis
       const canWrite = yield* rng.chance(0.5)
       if (yield* rng.chance(0.15)) {
-        // D9: an expiry must be in the future.
+        // An expiry must be in the future.
         const past = new CreateApiToken({
           workspace_id: space.id,
           name: "past",

@@ -1,13 +1,13 @@
 /**
- * The webhook operations of D52 that act on deliveries: a ping (a `webhook.ping` to one webhook alone, outside the
- * event log, signed and retried like any delivery), a redelivery (the same delivery id, D37, a fresh budget of
- * attempts, due now) and a recovery (every delivery of the webhook that failed or was cancelled since a time, due
- * now). Each valid one tells the delivery oracle (invariants/Deliveries.ts) what is due, so that the attempts are
- * checked like the others: made at the times D38 gives, signed with the current secret, and ended by the rules.
- * Refused: a recovery whose `until` is not after `since` (422), a delivery of another webhook (404), and every one
- * of them on another workspace's webhook (404), each changing nothing.
+ * The webhook operations that act on deliveries: a ping (a `webhook.ping` to one webhook alone, outside the event log,
+ * signed and retried like any delivery), a redelivery (the same delivery id, a fresh budget of attempts, due now) and a
+ * recovery (every delivery of the webhook that failed or was cancelled since a time, due now). Each valid one tells the
+ * delivery oracle (invariants/Deliveries.ts) what is due, so that the attempts are checked like the others: made at the
+ * times the retry schedule gives, signed with the current secret, and ended by the rules. Refused: a recovery whose
+ * `until` is not after `since` (422), a delivery of another webhook (404), and every one of them on another workspace's
+ * webhook (404), each changing nothing.
  *
- * On a deactivated webhook each is paused until `enable` (D52), and the oracle holds it until then. They act only
+ * On a deactivated webhook each is paused until `enable`, and the oracle holds it until then. They act only
  * on webhooks with no attempt in flight: an attempt in flight when its delivery is queued again is dropped by the
  * engine, which the oracle does not model. The model is up to date when a step starts, on PostgreSQL too: `settle`
  * waits for every query of the engine (PgTraffic.ts).
@@ -50,7 +50,7 @@ const ping = (sim: Sim, space: Space, hook: HookModel, now: number) =>
     const delivery = yield* valid(sim, space, "webhook ping", Effect.flatMap(Webhooks, (w) => w.ping(hook.id)))
     yield* ensure(
       delivery.event === "webhook.ping" && delivery.status === "pending" && delivery.webhook_id === hook.id,
-      "a ping queues one webhook.ping delivery to its webhook (D52)",
+      "a ping queues one webhook.ping delivery to its webhook",
       () => JSON.stringify(delivery)
     )
     sim.deliveries.expect(hook, delivery.event_id, delivery.event, delivery.id, now)
@@ -71,7 +71,7 @@ const redeliver = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: numbe
     )
     yield* ensure(
       delivery.id === id && delivery.status === "pending",
-      "a redelivered delivery keeps its id and is pending again (D37, D52)",
+      "a redelivered delivery keeps its id and is pending again",
       () => JSON.stringify(delivery)
     )
     if (!sim.deliveries.requeue(hook, target.eventId, id, now)) {
@@ -98,7 +98,7 @@ const recover = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: number)
     const detail = () => `${hook.url}: recovered ${recovery.recovered}, failed or cancelled ${candidates.length}`
     yield* ensure(
       recovery.recovered === candidates.length,
-      "a recovery queues every delivery that failed or was cancelled in its range, and no other (D52)",
+      "a recovery queues every delivery that failed or was cancelled in its range, and no other",
       detail
     )
     if (back === undefined) {
@@ -107,7 +107,7 @@ const recover = (sim: Sim, space: Space, hook: HookModel, rng: Rng, now: number)
       const missed = sim.deliveries.of(hook).filter((d) => d.state === "failed" && !ids.has(d.eventId))
       yield* ensure(
         missed.length === 0,
-        "a recovery of the whole history queues every failed delivery (D52)",
+        "a recovery of the whole history queues every failed delivery",
         () => `${detail()}; not queued: ${missed.map((d) => d.eventId).join(", ")}`
       )
     }

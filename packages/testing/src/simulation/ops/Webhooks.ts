@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (D36, D38, D46, D50): created with a receiver that answers at random (2xx, 5xx, 410,
+ * Webhook subscriptions: created with a receiver that answers at random (2xx, 5xx, 410,
  * timeouts, slow answers), their events changed, their secrets rotated (grace 0, a minute or the default day),
  * re-enabled after the engine deactivated them, and deleted; a subscription to nothing is refused (422), another
  * workspace's webhook is a 404 and stays as it was.
@@ -43,7 +43,7 @@ const SCRIPTED = 6
 /**
  * A receiver in a random mood. Each attempt's answer is drawn from the hook's seed, the delivery id and the attempt
  * number (RecordingReceiver.ts): the same delivery attempt gets the same answer in every run of the seed, whatever
- * order concurrent attempts arrive in (issue 19).
+ * order concurrent attempts arrive in.
  */
 const script = (rng: Rng) =>
   Effect.gen(function*() {
