@@ -9,7 +9,7 @@ import { DEFAULT_STEPS, type PlantedBug, shrink, simulate } from "../src/simulat
 const caughtBy: Record<PlantedBug, RegExp> = {
   "drop-signature": /signatures verify/,
   "skip-delivery": /every committed event reaches every active subscriber/,
-  "duplicate-delivery": /every attempt is made at the time D38 gives|no attempt after a delivery ended/,
+  "duplicate-delivery": /every attempt is made at the time the retry timetable gives|no attempt after a delivery ended/,
   "wrong-total": /list totals equal the rows/,
   "isolation-leak": /invalid operation|nothing of one workspace is visible/,
   "prohibited-reply": /prohibited phrase|stored as its event says/

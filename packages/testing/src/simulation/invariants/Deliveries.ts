@@ -205,7 +205,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       const expected = adjust(delivery.due)
       yield* ensure(
         request.at >= expected && request.at <= expected + settings.lateBy,
-        "every attempt is made at the time D38 gives",
+        "every attempt is made at the time the retry timetable gives",
         () => `${what}: expected at ${expected} (attempt ${delivery.round + 1})`
       )
       const held = delivery.cancelledAt === undefined || request.finishedAt <= delivery.cancelledAt
