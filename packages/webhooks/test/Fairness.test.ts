@@ -5,7 +5,13 @@
  * out and every slot they take stays taken for the whole test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateWebhook, ListWebhookDeliveries, Webhooks, type WebhookSettings } from "@support-engine/core"
+import {
+  type ClaimedDelivery,
+  CreateWebhook,
+  ListWebhookDeliveries,
+  Webhooks,
+  type WebhookSettings
+} from "@support-engine/core"
 import { Effect } from "effect"
 import { as, eventually, makeWorkspace, realTransport, record, withProbedDispatcher } from "./Harness.js"
 import { startReceiver } from "./TestReceiver.js"
@@ -35,15 +41,21 @@ describe("Fair delivery (issue 16)", () => {
         yield* eventually(Effect.sync(() => silent.all.length >= 32), "A to reach its workspace limit")
         for (let i = 0; i < 5; i++) yield* record("agent.deleted", { id: `b${i}` }).pipe(as(b.principal))
         yield* eventually(Effect.sync(() => fast.all.length >= 5), "B's five deliveries")
+        const ofB = (d: ClaimedDelivery) => d.workspaceId === b.workspace.id
+        const recordsOfB = () => probe.records.filter((r) => r.completed.some(ofB))
         yield* eventually(
-          Effect.map(deliveriesOfB, (page) => page.data.filter((d) => d.status === "delivered").length === 5),
-          "B's five deliveries recorded"
+          Effect.sync(() => recordsOfB().flatMap((r) => r.completed.filter(ofB)).length === 5),
+          "B's five attempts recorded"
         )
         // Nothing changes the queue after B's last record (no writes, A's receiver never answers, the clock stands
-        // still), so a claim made after it gets what every later claim would: once one has been made, and every
-        // attempt claimed has reached its receiver, what the receivers got is all they will ever get.
-        const since = probe.mark()
-        yield* eventually(Effect.sync(() => probe.claims.some((c) => c.startedAt > since)), "a claim after B's records")
+        // still), so a claim made after it gets what every later claim would: once one has been made (the record
+        // wakes the dispatcher to make it), and every attempt claimed has reached its receiver, what the receivers
+        // got is all they will ever get.
+        const lastRecord = Math.max(...recordsOfB().map((r) => r.endedAt))
+        yield* eventually(
+          Effect.sync(() => probe.claims.some((c) => c.startedAt > lastRecord)),
+          "a claim after B's last record"
+        )
         const claimed = () => [...probe.claims, ...probe.records].reduce((n, c) => n + c.claimed.length, 0)
         yield* eventually(
           Effect.sync(() => silent.all.length + fast.all.length === claimed()),

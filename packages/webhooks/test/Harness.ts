@@ -227,51 +227,54 @@ export const asleep = (what: string, until: (end: number) => boolean) =>
 /** A fiber asleep until exactly `millis` (epoch ms). */
 export const asleepUntil = (millis: number) => asleep(`a fiber asleep until ${millis} ms`, (end) => end === millis)
 
+/** One call the dispatcher made to its queue: when it started and returned, in the probe's sequence. */
+export interface QueueCall {
+  readonly startedAt: number
+  readonly endedAt: number
+}
+
 /**
  * What the dispatcher asked its queue, for latches that prove it has looked at the queue since a given point:
- * `mark()` returns a point, and every call started after it has a greater `startedAt`.
+ * `mark()` returns a point in the sequence, and every call started after it has a greater `startedAt`.
  */
 export interface QueueProbe {
   readonly mark: () => number
   /** `claimDue` calls, once returned, with what they claimed. */
-  readonly claims: ReadonlyArray<{ readonly startedAt: number; readonly claimed: ReadonlyArray<ClaimedDelivery> }>
-  /** `completeAndClaim` calls (attempts recorded, replacements claimed), once returned. */
-  readonly records: ReadonlyArray<{ readonly startedAt: number; readonly claimed: ReadonlyArray<ClaimedDelivery> }>
+  readonly claims: ReadonlyArray<QueueCall & { readonly claimed: ReadonlyArray<ClaimedDelivery> }>
+  /** `completeAndClaim` calls, once returned: the attempts recorded, and the replacements claimed. */
+  readonly records: ReadonlyArray<
+    QueueCall & { readonly completed: ReadonlyArray<ClaimedDelivery>; readonly claimed: ReadonlyArray<ClaimedDelivery> }
+  >
   /** `changedWorkspaces` calls (the dispatcher asking what woke it), once returned. */
-  readonly looks: ReadonlyArray<{ readonly startedAt: number; readonly touched: ReadonlySet<WorkspaceId> | "any" }>
+  readonly looks: ReadonlyArray<QueueCall & { readonly touched: ReadonlySet<WorkspaceId> | "any" }>
 }
 
 /** The real queue, with the calls the dispatcher makes recorded in a probe. */
-export const probedQueue = () => {
+const probedQueue = () => {
   let sequence = 0
   const claims: Array<QueueProbe["claims"][number]> = []
   const records: Array<QueueProbe["records"][number]> = []
   const looks: Array<QueueProbe["looks"][number]> = []
   const probe: QueueProbe = { mark: () => ++sequence, claims, records, looks }
+  /** Runs `call`, then records its result with the sequence numbers of its start and return. */
+  const recorded = <A, E>(call: Effect.Effect<A, E>, store: (result: A, at: QueueCall) => void) =>
+    Effect.suspend(() => {
+      const startedAt = ++sequence
+      return Effect.tap(call, (result) => Effect.sync(() => store(result, { startedAt, endedAt: ++sequence })))
+    })
   const layer = Layer.effect(
     DeliveryQueue,
     Effect.map(DeliveryQueue, (queue) =>
       DeliveryQueue.of({
         ...queue,
-        claimDue: (request) =>
-          Effect.suspend(() => {
-            const startedAt = ++sequence
-            return Effect.tap(queue.claimDue(request), (claimed) =>
-              Effect.sync(() => claims.push({ startedAt, claimed })))
-          }),
-        completeAndClaim: (completions, at, request) =>
-          Effect.suspend(() => {
-            const startedAt = ++sequence
-            return Effect.tap(
-              queue.completeAndClaim(completions, at, request),
-              (result) =>
-                Effect.sync(() => records.push({ startedAt, claimed: result.claimed }))
-            )
-          }),
-        changedWorkspaces: Effect.suspend(() => {
-          const startedAt = ++sequence
-          return Effect.tap(queue.changedWorkspaces, (touched) => Effect.sync(() => looks.push({ startedAt, touched })))
-        })
+        claimDue: (request) => recorded(queue.claimDue(request), (claimed, at) => claims.push({ ...at, claimed })),
+        completeAndClaim: (completions, now, request) =>
+          recorded(
+            queue.completeAndClaim(completions, now, request),
+            (result, at) =>
+              records.push({ ...at, completed: completions.map((c) => c.claimed), claimed: result.claimed })
+          ),
+        changedWorkspaces: recorded(queue.changedWorkspaces, (touched, at) => looks.push({ ...at, touched }))
       }))
   )
   return { layer, probe } as const
