@@ -206,16 +206,15 @@ const recordingSleeps = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A
   })
 
 /**
- * Waits until a fiber sleeps on the `TestClock` until `millis`, then lets the other fibers settle for a moment of
- * real time. The dispatcher computes its sleep from the next due time after a few database reads; moving the clock
- * while it is between them could leave it asleep past the due time.
+ * Waits until a fiber sleeps on the `TestClock` until `millis`. The dispatcher computes its sleep from the next due
+ * time after a few database reads, and sleeps only once it has sent what was due: asleep until `millis`, it has found
+ * nothing due sooner, and moving the clock to `millis` wakes it on time (moved while it is still reading, the clock
+ * could leave it asleep past the due time).
  */
 const asleepUntil = (millis: number) =>
   Effect.flatMap(
     PendingSleeps,
     ({ ends }) => waitFor(`a fiber asleep until ${millis} ms`, ends, (pending) => pending.includes(millis))
-  ).pipe(
-    Effect.andThen(TestClock.withLive(Effect.sleep(Duration.millis(50))))
   )
 
 const MINUTE = 60_000

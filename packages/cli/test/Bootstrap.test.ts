@@ -39,15 +39,13 @@ describe("bootstrap of servers started together (D42)", () => {
       assert.deepStrictEqual(result, { created: 1, workspaces: 1 })
     }))
 
-  if (adminUrl === undefined) {
-    it.skip("PostgreSQL: skipped, set SUPPORT_TEST_PG_URL to run it", () => {})
-  } else {
-    const admin = adminUrl
-    it.live("one PostgreSQL database: one workspace and one token between them", () =>
+  it.live.runIf(adminUrl !== undefined)(
+    "one PostgreSQL database: one workspace and one token between them",
+    () =>
       Effect.gen(function*() {
-        const database = yield* freshDatabase(admin)
+        const database = yield* freshDatabase(adminUrl!)
         const result = yield* race(database.url)
         assert.deepStrictEqual(result, { created: 1, workspaces: 1 })
-      }))
-  }
+      })
+  )
 })

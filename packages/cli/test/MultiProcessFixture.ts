@@ -13,7 +13,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { serve, type Server } from "./Harness.js"
 
-/** The server named by SUPPORT_TEST_PG_URL; without it the test is skipped and says so. */
+/** The server named by SUPPORT_TEST_PG_URL; without it the PostgreSQL tests are skipped. */
 export const adminUrl: string | undefined = process.env["SUPPORT_TEST_PG_URL"]
 
 const onAdmin = <A, E>(admin: string, run: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>

@@ -59,11 +59,10 @@ describe("storable strings (D48)", () => {
   it("SQLite: NUL and lone surrogates are a 422 on the field, nothing written; emoji kept", () =>
     run(`file:${join(dir, "strings.db")}`))
 
-  if (adminUrl === undefined) {
-    it.skip("PostgreSQL: skipped, set SUPPORT_TEST_PG_URL to run it", () => {})
-  } else {
-    const admin = adminUrl
-    it("PostgreSQL: NUL and lone surrogates are a 422 on the field, nothing written; emoji kept", async () => {
+  it.runIf(adminUrl !== undefined)(
+    "PostgreSQL: NUL and lone surrogates are a 422 on the field, nothing written; emoji kept",
+    async () => {
+      const admin = adminUrl!
       const name = `support_engine_strings_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
       await onAdmin(admin, `CREATE DATABASE ${name}`)
       try {
@@ -73,6 +72,7 @@ describe("storable strings (D48)", () => {
       } finally {
         await onAdmin(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       }
-    }, 60_000)
-  }
+    },
+    60_000
+  )
 })

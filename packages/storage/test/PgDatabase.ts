@@ -1,6 +1,6 @@
 /**
  * A throwaway PostgreSQL database for one test run, on the server named by SUPPORT_TEST_PG_URL
- * (CI sets it to the local server). Without the variable the PostgreSQL suites are skipped, and say so.
+ * (CI sets it to the local server). Without the variable the PostgreSQL suites are skipped.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"

@@ -8,11 +8,7 @@ import { adminUrl, createDatabase } from "./PgDatabase.js"
 import { fixture } from "./replies/Fixture.js"
 import { onEngine, replySuite } from "./replies/ReplySuite.js"
 
-if (adminUrl === undefined) {
-  describe("AI reply loop (postgres)", () => {
-    it.skip("skipped: set SUPPORT_TEST_PG_URL (for example postgres://postgres@127.0.0.1:5432/test) to run it", () => {})
-  })
-} else {
+describe.skipIf(adminUrl === undefined)("AI reply loop on PostgreSQL", () => {
   let database: Awaited<ReturnType<typeof createDatabase>> | undefined
   beforeAll(async () => {
     database = await createDatabase()
@@ -45,4 +41,4 @@ if (adminUrl === undefined) {
         )
       }).pipe(onEngine(adapter)))
   })
-}
+})

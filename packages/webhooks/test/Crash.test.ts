@@ -77,6 +77,7 @@ const deliveriesOf = (principal: PrincipalShape, id: WebhookId) =>
     Effect.orDie
   )
 
+/** Polls in real time until the condition holds, with a deadline. */
 const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 400; i++) {
@@ -85,6 +86,19 @@ const waitFor = <E, R>(condition: Effect.Effect<boolean, E, R>) =>
     }
     return yield* Effect.die(new Error("condition not reached in time"))
   })
+
+/**
+ * Kills the dispatcher process and waits until the receiver has read everything it sent: the process is gone and
+ * the receiver holds no connection of it. Counting requests after this is final, not a guess after a pause.
+ */
+const stop = (child: ChildProcess, receiver: { readonly openConnections: Effect.Effect<number> }) =>
+  Effect.gen(function*() {
+    child.kill("SIGKILL")
+    yield* killed(child)
+    yield* waitFor(Effect.map(receiver.openConnections, (n) => n === 0))
+  })
+
+const eventId = (hit: Hit) => (JSON.parse(hit.body.toString("utf8")) as { data: { id: string } }).data.id
 
 /** The parent's engine on the same file: it records events and reads the log; it runs no dispatcher. */
 const parentLayer = (databaseUrl: string) =>
@@ -129,7 +143,7 @@ describe("Crash safety (D38)", () => {
           assert.strictEqual(held!.status, "pending", "not lost")
           assert.strictEqual(held!.attempts, 0, "the attempt died with the process")
 
-          yield* startDispatcher(file)
+          const restarted = yield* startDispatcher(file)
           const second = yield* next(receiver.hits)
           assert.isAtLeast(second.at - first.at, LEASE_MILLIS - 500, "not before the lease expired")
           assert.strictEqual(second.headers["x-service-delivery"], first.headers["x-service-delivery"])
@@ -137,7 +151,7 @@ describe("Crash safety (D38)", () => {
           yield* waitFor(Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.status === "delivered"))
           const [delivered] = yield* deliveriesOf(principal, webhook.id)
           assert.strictEqual(delivered!.attempts, 1)
-          yield* Effect.sleep(Duration.millis(300))
+          yield* stop(restarted, receiver)
           assert.strictEqual(receiver.all.length, 2, "answered once: no duplicate")
         }).pipe(Effect.provide(layer))
       }),
@@ -170,16 +184,27 @@ describe("Crash safety (D38)", () => {
             yield* killed(child)
           }))
           const [afterCrash] = yield* deliveriesOf(principal, webhook.id)
-          yield* startDispatcher(file)
-          yield* waitFor(Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.status === "delivered"))
-          yield* Effect.sleep(Duration.millis(LEASE_MILLIS + 500))
+          const restarted = yield* startDispatcher(file)
+          yield* waitFor(
+            Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds.length === 1 && ds[0]!.status === "delivered")
+          )
+          // Whatever the dead process held is due again once its lease has ended (it was claimed before the first
+          // request arrived). A marker event recorded after that is claimed by a later look at the queue than any
+          // repeat would be: once it has arrived, and the dispatcher is stopped, nothing more can come.
+          const firstAt = receiver.all[0]!.at
+          yield* waitFor(Effect.sync(() => performance.now() > firstAt + LEASE_MILLIS))
+          yield* record("agent.deleted", { id: "marker" }).pipe(as(principal))
+          yield* waitFor(Effect.sync(() => receiver.all.some((h) => eventId(h) === "marker")))
+          yield* stop(restarted, receiver)
 
-          const ids = receiver.all.map((h) => h.headers["x-service-delivery"])
+          const original = receiver.all.filter((h) => eventId(h) === "crash")
+          assert.strictEqual(receiver.all.length, original.length + 1, "the marker once")
+          const ids = original.map((h) => h.headers["x-service-delivery"])
           assert.isTrue(new Set(ids).size === 1, "every request is the same delivery (receivers dedupe by id)")
           // Recorded before the kill: one request. Killed before recording: the delivery was still pending, and was
           // sent again after the lease: two requests, both answered.
-          assert.strictEqual(receiver.all.length, afterCrash!.status === "delivered" ? 1 : 2)
-          const [delivered] = yield* deliveriesOf(principal, webhook.id)
+          assert.strictEqual(original.length, afterCrash!.status === "delivered" ? 1 : 2)
+          const delivered = (yield* deliveriesOf(principal, webhook.id)).find((d) => d.id === ids[0])
           assert.strictEqual(delivered!.attempts, 1)
         }).pipe(Effect.provide(layer))
       }),

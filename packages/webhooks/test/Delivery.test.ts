@@ -19,7 +19,7 @@ import {
   Webhooks,
   type WebhookSettings
 } from "@support-engine/core"
-import { Duration, Effect, Layer, Queue, Redacted } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer, Queue, Redacted } from "effect"
 import { createHmac } from "node:crypto"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { verify } from "../src/Receiver.js"
@@ -180,7 +180,9 @@ describe("Deliveries to a real receiver", () => {
           createHmac("sha256", oldSecret).update(during.body).digest("hex")
         )
 
-        yield* Effect.sleep(Duration.millis(1100))
+        // Waits for the grace period's end by Effect's clock, the one the claim reads; the next attempt comes after it.
+        const graceEnd = DateTime.toEpochMillis(rotated.previous_secret_expires_at!)
+        yield* waitFor(Effect.map(Clock.currentTimeMillis, (now) => now > graceEnd))
         yield* record("agent.deleted", { id: "after" }).pipe(as(principal))
         const after = yield* next(receiver.hits)
         new StandardWebhook(newSecret).verify(after.body.toString(), headerRecord(after))
@@ -210,7 +212,7 @@ describe("Deliveries to a real receiver", () => {
         assert.isNull(timedOut!.response_status)
         assert.match(timedOut!.error!, /^timeout: /)
         assert.isAtLeast(timedOut!.duration_ms, 300)
-        assert.isBelow(timedOut!.duration_ms, 2000)
+        assert.isBelow(timedOut!.duration_ms, 3000, "cut by the timeout, before the answer came")
         assert.strictEqual(delivered!.response_status, 200)
         const timedOutEnd = timedOut!.attempted_at.epochMilliseconds + timedOut!.duration_ms
         assert.isAtLeast(delivered!.attempted_at.epochMilliseconds - timedOutEnd, 200, "retried after the backoff")
@@ -218,7 +220,10 @@ describe("Deliveries to a real receiver", () => {
       }).pipe(Effect.provide(stack({ timeout: Duration.millis(300), retryBase: Duration.millis(200) })))
     }))
 
-  it.live("with a 200 ms base the first retries come about 200, 400 and 800 ms apart (D38)", () =>
+  // The exact timetable is checked under TestClock (Dispatcher.test.ts); here real timers wake the real dispatcher.
+  // With an hourly poll, each retry arriving within `next`'s deadline was woken by its due time, whatever the load;
+  // only lower bounds are asserted, since a busy machine delays an attempt but never brings it forward.
+  it.live("with a 200 ms base the first retries come 200, 400 and 800 ms apart, each when due, not at a poll (D38)", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver((n) => ({ status: n <= 3 ? 500 : 200 }))
       yield* Effect.gen(function*() {
@@ -231,9 +236,8 @@ describe("Deliveries to a real receiver", () => {
         const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!)
         ;[200, 400, 800].forEach((expected, i) => {
           assert.isAtLeast(gaps[i]!, expected - 5, `gap ${i + 1}: ${gaps.map(Math.round)}`)
-          assert.isBelow(gaps[i]!, expected + 250, `gap ${i + 1}, not at a coarse poll tick: ${gaps.map(Math.round)}`)
         })
-      }).pipe(Effect.provide(stack({ retryBase: Duration.millis(200), pollInterval: Duration.seconds(5) })))
+      }).pipe(Effect.provide(stack({ retryBase: Duration.millis(200), pollInterval: Duration.hours(1) })))
     }))
 
   it.live("redirects are not followed: a 3xx is a failed attempt (D38)", () =>
@@ -250,7 +254,8 @@ describe("Deliveries to a real receiver", () => {
         yield* record("agent.deleted", { id: "moved" }).pipe(as(principal))
         yield* next(receiver.hits)
         yield* waitFor(Effect.map(deliveriesOf(principal, webhook.id), (ds) => ds[0]?.attempts === 1))
-        yield* Effect.sleep(Duration.millis(200))
+        // No wait needed: a followed redirect is part of the attempt, so its request would have arrived, and its
+        // answer been recorded, before the attempt was.
         assert.deepStrictEqual(receiver.all.map((h) => h.path), ["/in"])
         const [delivery] = yield* deliveriesOf(principal, webhook.id)
         assert.strictEqual(delivery!.status, "pending")

@@ -3,13 +3,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryQueue, RotateWebhookSecret, Webhooks } from "@support-engine/core"
-import { DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Layer, Queue, Redacted, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { verify } from "../src/Receiver.js"
 import { TransportError } from "../src/Transport.js"
 import {
   answer,
   as,
+  asleep,
+  asleepUntil,
   attemptsAre,
   clockSettings,
   deliveriesOf,
@@ -19,9 +21,9 @@ import {
   next,
   type Received,
   record,
+  recordingSleeps,
   scriptedTransport,
   servicesLayer,
-  settle,
   subscribe,
   webhookOf,
   withDispatcher
@@ -29,14 +31,27 @@ import {
 
 const MINUTE = 60_000
 
-/** Checks that nothing arrives before `millis`, then moves the clock to `millis`. */
+/**
+ * Checks that nothing arrives before `millis`, then moves the clock to `millis`. The dispatcher asleep until exactly
+ * `millis` with the clock 1 ms before is the proof: it has looked at the queue and found nothing due sooner, and an
+ * attempt it made before would already be in `received`.
+ */
 const nothingBefore = (received: Queue.Queue<Received>, millis: number) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(millis - 1)
-    yield* settle
+    yield* asleepUntil(millis)
     assert.strictEqual(yield* Queue.size(received), 0, `no attempt before ${millis} ms`)
     yield* TestClock.setTime(millis)
   })
+
+/**
+ * Waits until the dispatcher has looked at the queue at the clock's current time, or within the poll interval before
+ * it: asleep until later than now, a sleep no longer than the poll interval (an hour in `clockSettings`).
+ */
+const lookedNow = Effect.flatMap(
+  Clock.currentTimeMillis,
+  (now) => asleep(`the dispatcher asleep past ${now} ms`, (end) => end > now)
+)
 
 describe("Dispatcher rules under TestClock (D38)", () => {
   it.effect("the retry timetable: attempts at 0, 1, 3, 7, 15, … 511 minutes, then the delivery has failed", () =>
@@ -67,12 +82,12 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         )
 
         yield* TestClock.adjust(Duration.days(2))
-        yield* settle
+        yield* lookedNow
         assert.strictEqual(yield* Queue.size(transport.received), 0, "no 11th attempt")
         const after = yield* webhookOf(principal, webhook.id)
         assert.strictEqual(after.consecutive_failures, 1)
         assert.isTrue(after.is_active)
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("timeouts and connection errors are retried like other failures; the error is logged", () =>
@@ -105,7 +120,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         assert.strictEqual(d!.response_status, 204)
         assert.isNull(d!.last_error)
         assert.deepStrictEqual(d!.delivered_at, DateTime.makeUnsafe(3 * MINUTE))
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("410 deactivates at once and cancels pending deliveries; nothing is sent until enable (D38)", () =>
@@ -134,7 +149,8 @@ describe("Dispatcher rules under TestClock (D38)", () => {
 
         yield* record("agent.deleted", { id: "while inactive" }).pipe(as(principal))
         yield* TestClock.adjust(Duration.days(1))
-        yield* settle
+        // It has looked since the event was recorded, so it has fanned it out too (fan-out comes first).
+        yield* lookedNow
         assert.strictEqual(yield* Queue.size(transport.received), 0, "a deactivated webhook receives nothing")
         assert.strictEqual((yield* deliveriesOf(principal, webhook.id)).length, 2, "and gets no deliveries")
 
@@ -145,7 +161,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         const resumed = yield* next(transport.received)
         assert.deepStrictEqual(resumed.body["data"], { id: "after enable" })
         yield* attemptsAre(principal, webhook.id, (ds) => ds.some((d) => d.status === "delivered"))
-      }).pipe(Effect.provide(withDispatcher(transport.layer, { ...clockSettings, concurrency: 1 })))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, { ...clockSettings, concurrency: 1 })), recordingSleeps)
     }))
 
   it.effect(
@@ -195,7 +211,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
           const failed = (yield* deliveriesOf(principal, webhook.id)).filter((d) => d.status === "failed")
           assert.strictEqual(failed.length, 9)
           assert.isTrue(failed.every((d) => d.attempts === 10))
-        }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+        }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
       }),
     { timeout: 60_000 }
   )
@@ -234,7 +250,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
           delivered!.attempt_log.map((a) => a.attempt),
           Array.from({ length: 12 }, (_, i) => i + 1)
         )
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("a 429 whose Retry-After is longer than the backoff waits the longer time", () =>
@@ -263,7 +279,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         yield* nothingBefore(transport.received, 30 * MINUTE)
         yield* next(transport.received)
         yield* attemptsAre(principal, webhook.id, (ds) => ds[0]?.status === "delivered")
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("rotation: both secrets sign during the grace period, only the new one after it (D46)", () =>
@@ -298,7 +314,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         assert.isTrue((yield* verifyWith(after, Redacted.value(rotated.secret)))._tag === "Success")
         const refused = yield* verifyWith(after, Redacted.value(oldSecret))
         assert.isTrue(refused._tag === "Failure" && refused.failure.reason === "invalid_signature")
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("an interrupted dispatcher gives its lease back; the next one delivers at once", () =>
@@ -351,7 +367,7 @@ describe("Dispatcher rules under TestClock (D38)", () => {
         const got = yield* next(transport.received)
         assert.strictEqual(DateTime.toEpochMillis(got.at), 15_000)
         yield* attemptsAre(principal, webhook.id, (ds) => ds[0]?.status === "delivered")
-      }).pipe(Effect.provide(servicesLayer(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(servicesLayer(transport.layer, clockSettings)), recordingSleeps)
     }))
 
   it.effect("an attempt that dies of a defect frees its slot; its delivery is tried again when the lease ends", () =>
@@ -376,6 +392,6 @@ describe("Dispatcher rules under TestClock (D38)", () => {
           webhook.id,
           (ds) => ds.length === 2 && ds.every((d) => d.status === "delivered" && d.attempts === 1)
         )
-      }).pipe(Effect.provide(withDispatcher(transport.layer, { ...clockSettings, concurrency: 1 })))
+      }).pipe(Effect.provide(withDispatcher(transport.layer, { ...clockSettings, concurrency: 1 })), recordingSleeps)
     }))
 })

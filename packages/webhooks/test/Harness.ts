@@ -4,6 +4,7 @@
  */
 import {
   Actor,
+  type ClaimedDelivery,
   CreateApiToken,
   CreateWebhook,
   CreateWorkspace,
@@ -27,10 +28,11 @@ import {
   Webhooks,
   type WebhookSettings,
   type Workspace,
+  type WorkspaceId,
   Workspaces
 } from "@support-engine/core"
 import { StorageLive, type StoragePorts } from "@support-engine/storage"
-import { DateTime, Duration, Effect, Layer, Queue, Ref } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Queue, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -169,8 +171,127 @@ export const eventually = <E, R>(condition: Effect.Effect<boolean, E, R>, what =
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
 
-/** Lets every other fiber run to its next wait (real time passes, the test clock does not). */
-export const settle = TestClock.withLive(Effect.sleep(Duration.millis(30)))
+/** The ends (epoch ms) of the sleeps now pending on the test's clock; provided by `recordingSleeps`. */
+export class PendingSleeps extends Context.Service<
+  PendingSleeps,
+  { readonly ends: Effect.Effect<ReadonlyArray<number>> }
+>()("@support-engine/webhooks/test/PendingSleeps") {}
+
+/**
+ * Runs `self` on the test's `TestClock`, wrapped to record when each pending sleep ends (Effect's `TestClock` does not
+ * list them). It must wrap the layer that starts the dispatcher, so that the dispatcher sleeps on this clock.
+ */
+export const recordingSleeps = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, Exclude<R, PendingSleeps>> =>
+  TestClock.testClockWith((clock) => {
+    const ends: Array<number> = []
+    const recording: TestClock.TestClock = {
+      currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe(),
+      currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe(),
+      monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
+      currentTimeMillis: clock.currentTimeMillis,
+      currentTimeNanos: clock.currentTimeNanos,
+      monotonicTimeNanos: clock.monotonicTimeNanos,
+      adjust: (duration) => clock.adjust(duration),
+      setTime: (timestamp) => clock.setTime(timestamp),
+      withLive: (effect) => clock.withLive(effect),
+      sleep: (duration) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            const end = clock.currentTimeMillisUnsafe() + Duration.toMillis(duration)
+            ends.push(end)
+            return end
+          }),
+          () => clock.sleep(duration),
+          (end) => Effect.sync(() => ends.splice(ends.indexOf(end), 1))
+        )
+    }
+    return self.pipe(
+      Effect.provideService(PendingSleeps, { ends: Effect.sync(() => [...ends]) }),
+      Effect.provideService(Clock.Clock, recording)
+    )
+  })
+
+/**
+ * Waits until a fiber sleeps on the test clock until `until` holds of its end. The dispatcher sleeps only once it
+ * has fanned out, claimed and sent what was due and found its next due time: a sleep of it ending at `millis` is
+ * proof that nothing was due before `millis` when it last looked.
+ */
+export const asleep = (what: string, until: (end: number) => boolean) =>
+  Effect.gen(function*() {
+    const { ends } = yield* PendingSleeps
+    yield* eventually(Effect.map(ends, (pending) => pending.some(until)), what)
+  })
+
+/** A fiber asleep until exactly `millis` (epoch ms). */
+export const asleepUntil = (millis: number) => asleep(`a fiber asleep until ${millis} ms`, (end) => end === millis)
+
+/** One call the dispatcher made to its queue: when it started and returned, in the probe's sequence. */
+export interface QueueCall {
+  readonly startedAt: number
+  readonly endedAt: number
+}
+
+/**
+ * What the dispatcher asked its queue, for latches that prove it has looked at the queue since a given point:
+ * `mark()` returns a point in the sequence, and every call started after it has a greater `startedAt`.
+ */
+export interface QueueProbe {
+  readonly mark: () => number
+  /** `claimDue` calls, once returned, with what they claimed. */
+  readonly claims: ReadonlyArray<QueueCall & { readonly claimed: ReadonlyArray<ClaimedDelivery> }>
+  /** `completeAndClaim` calls, once returned: the attempts recorded, and the replacements claimed. */
+  readonly records: ReadonlyArray<
+    QueueCall & { readonly completed: ReadonlyArray<ClaimedDelivery>; readonly claimed: ReadonlyArray<ClaimedDelivery> }
+  >
+  /** `changedWorkspaces` calls (the dispatcher asking what woke it), once returned. */
+  readonly looks: ReadonlyArray<QueueCall & { readonly touched: ReadonlySet<WorkspaceId> | "any" }>
+}
+
+/** The real queue, with the calls the dispatcher makes recorded in a probe. */
+const probedQueue = () => {
+  let sequence = 0
+  const claims: Array<QueueProbe["claims"][number]> = []
+  const records: Array<QueueProbe["records"][number]> = []
+  const looks: Array<QueueProbe["looks"][number]> = []
+  const probe: QueueProbe = { mark: () => ++sequence, claims, records, looks }
+  /** Runs `call`, then records its result with the sequence numbers of its start and return. */
+  const recorded = <A, E>(call: Effect.Effect<A, E>, store: (result: A, at: QueueCall) => void) =>
+    Effect.suspend(() => {
+      const startedAt = ++sequence
+      return Effect.tap(call, (result) => Effect.sync(() => store(result, { startedAt, endedAt: ++sequence })))
+    })
+  const layer = Layer.effect(
+    DeliveryQueue,
+    Effect.map(DeliveryQueue, (queue) =>
+      DeliveryQueue.of({
+        ...queue,
+        claimDue: (request) => recorded(queue.claimDue(request), (claimed, at) => claims.push({ ...at, claimed })),
+        completeAndClaim: (completions, now, request) =>
+          recorded(
+            queue.completeAndClaim(completions, now, request),
+            (result, at) =>
+              records.push({ ...at, completed: completions.map((c) => c.claimed), claimed: result.claimed })
+          ),
+        changedWorkspaces: recorded(queue.changedWorkspaces, (touched, at) => looks.push({ ...at, touched }))
+      }))
+  )
+  return { layer, probe } as const
+}
+
+/** Services plus a running dispatcher whose queue calls are recorded in the probe returned. */
+export const withProbedDispatcher = (
+  transport: Layer.Layer<WebhookTransport>,
+  settings: Partial<WebhookSettings> = {},
+  resolver: Layer.Layer<HostResolver> = scriptedResolver()
+) => {
+  const { layer, probe } = probedQueue()
+  return {
+    probe,
+    layer: dispatcherLayer.pipe(Layer.provide(layer), Layer.provideMerge(servicesLayer(transport, settings, resolver)))
+  } as const
+}
 
 /** The next request the transport receives (a real-time deadline, so a missing attempt fails instead of hanging). */
 export const next = (received: Queue.Queue<Received>) =>

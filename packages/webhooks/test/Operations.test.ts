@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   CreateWebhook,
+  Events,
+  ListEvents,
   ListWebhookDeliveries,
   type PrincipalShape,
   RecoverWebhook,
@@ -57,7 +59,8 @@ describe("Webhook operations with real receivers (D52)", () => {
         const webhooks = yield* Webhooks
         const target = yield* webhooks.create(new CreateWebhook({ url: pinged.url(), events: ["agent.created"] }))
           .pipe(as(principal))
-        yield* webhooks.create(new CreateWebhook({ url: bystander.url(), events: ["*"] })).pipe(as(principal))
+        const other = yield* webhooks.create(new CreateWebhook({ url: bystander.url(), events: ["*"] }))
+          .pipe(as(principal))
         const delivery = yield* webhooks.ping(target.id).pipe(as(principal))
 
         const hit = yield* next(pinged.hits)
@@ -68,6 +71,13 @@ describe("Webhook operations with real receivers (D52)", () => {
         assert.deepStrictEqual(payload.data, { webhook_id: target.id })
         assert.strictEqual(hit.headers["x-service-event"], "webhook.ping")
         yield* waitFor(Effect.map(deliveriesOf(principal, target.id), (ds) => ds[0]?.status === "delivered"))
+        // The ping wrote the target's delivery alone, and no event a fan-out could later turn into another delivery:
+        // nothing can ever reach the bystander.
+        assert.deepStrictEqual(yield* deliveriesOf(principal, other.id), [])
+        assert.deepStrictEqual(
+          (yield* Effect.flatMap(Events, (e) => e.list(new ListEvents({}))).pipe(as(principal))).data,
+          []
+        )
         assert.strictEqual(bystander.all.length, 0)
       }).pipe(Effect.provide(stack()))
     }))

@@ -13,14 +13,14 @@ import {
   attemptsAre,
   clockSettings,
   deliveriesOf,
+  eventually,
   makeWorkspace,
   next,
   record,
   scriptedTransport,
-  settle,
   subscribe,
   webhookOf,
-  withDispatcher
+  withProbedDispatcher
 } from "./Harness.js"
 
 describe("Requeued while in flight (D38, D52)", () => {
@@ -34,6 +34,7 @@ describe("Requeued while in flight (D38, D52)", () => {
           ? Effect.andThen(Deferred.await(first), answer(410))
           : Effect.andThen(Deferred.await(second), answer(200))
       )
+      const { layer, probe } = withProbedDispatcher(transport.layer, clockSettings)
       yield* Effect.gen(function*() {
         const { principal } = yield* makeWorkspace()
         const webhook = yield* subscribe().pipe(as(principal))
@@ -47,8 +48,13 @@ describe("Requeued while in flight (D38, D52)", () => {
         const again = yield* next(transport.received)
         assert.strictEqual(again.body["id"], deliveryId, "the dispatcher sends the redelivered delivery at once")
 
+        const since = probe.mark()
         yield* Deferred.succeed(first, undefined)
-        yield* settle
+        // The old attempt is the only one that can finish now: the first record after this point is its answer's.
+        yield* eventually(
+          Effect.sync(() => probe.records.some((r) => r.startedAt > since)),
+          "the dispatcher to hand the old answer to the queue"
+        )
         const afterOld = yield* webhookOf(principal, webhook.id)
         assert.isTrue(afterOld.is_active, "the 410 of the round before does not deactivate the webhook")
         const [pending] = yield* deliveriesOf(principal, webhook.id)
@@ -61,6 +67,6 @@ describe("Requeued while in flight (D38, D52)", () => {
         assert.strictEqual(delivered!.attempts, 1)
         assert.deepStrictEqual(delivered!.attempt_log.map((a) => a.response_status), [200])
         assert.isTrue((yield* webhookOf(principal, webhook.id)).is_active)
-      }).pipe(Effect.provide(withDispatcher(transport.layer, clockSettings)))
+      }).pipe(Effect.provide(layer))
     }))
 })

@@ -65,5 +65,9 @@ export const startReceiver = (reply: (n: number, hit: Hit) => Reply) =>
           server.close(() => resume(Effect.void))
         })
     )
-    return { port, url: (path = "/in") => `http://127.0.0.1:${port}${path}`, hits, all } as const
+    /** Connections still open; none once every client has gone and each request it sent has been read. */
+    const openConnections = Effect.callback<number>((resume) => {
+      server.getConnections((error, count) => resume(error ? Effect.die(error) : Effect.succeed(count)))
+    })
+    return { port, url: (path = "/in") => `http://127.0.0.1:${port}${path}`, hits, all, openConnections } as const
   })
