@@ -303,6 +303,7 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
 const LABEL: Record<DrainMode, string> = {
   engine: "engine (DispatcherLive)",
+  "engine-raw-transport": "engine, raw undici transport",
   "raw-single": "raw, one by one",
   "raw-batch": `raw, batches of ${RAW_BATCH}`
 }

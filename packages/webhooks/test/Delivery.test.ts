@@ -19,7 +19,8 @@ import {
   Webhooks,
   type WebhookSettings
 } from "@support-engine/core"
-import { Duration, Effect, Layer, Queue, Redacted } from "effect"
+import { Duration, Effect, Fiber, Layer, Queue, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { verify } from "../src/Receiver.js"
@@ -283,13 +284,14 @@ describe("Deliveries to a real receiver", () => {
     }))
 })
 
-describe("The connect-time address check (D47)", () => {
-  const sendWith = (allowPrivate: boolean, url: string, answers: Record<string, ReadonlyArray<string>> = {}) =>
-    Effect.flatMap(
-      WebhookTransport,
-      (t) => Effect.result(t.send({ url, headers: { "content-type": "application/json" }, body: "{}" }))
-    ).pipe(Effect.provide(Layer.fresh(realTransport({ allowPrivate }, scriptedResolver(answers)))))
+/** One attempt through the real transport, on its own. */
+const sendWith = (allowPrivate: boolean, url: string, answers: Record<string, ReadonlyArray<string>> = {}) =>
+  Effect.flatMap(
+    WebhookTransport,
+    (t) => Effect.result(t.send({ url, headers: { "content-type": "application/json" }, body: "{}" }))
+  ).pipe(Effect.provide(Layer.fresh(realTransport({ allowPrivate }, scriptedResolver(answers)))))
 
+describe("The connect-time address check (D47)", () => {
   it.live("a name that now resolves to a refused address is not connected to; literals neither", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(() => ({ status: 200 }))
@@ -315,4 +317,38 @@ describe("The connect-time address check (D47)", () => {
       const unknown = yield* sendWith(false, `https://nowhere.test:${port}/in`)
       assert.isTrue(unknown._tag === "Failure" && unknown.failure.reason === "connection", JSON.stringify(unknown))
     }))
+})
+
+describe("One attempt (D38)", () => {
+  it.live("an answer of no stated length is streamed and cut past 64 KB; its excerpt is bounded (D38)", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(() => ({
+        status: 200,
+        headers: { "transfer-encoding": "chunked" },
+        body: "y".repeat(200_000)
+      }))
+      const answered = yield* sendWith(true, receiver.url())
+      assert.isTrue(answered._tag === "Success", JSON.stringify(answered))
+      assert.strictEqual(answered._tag === "Success" ? answered.success.excerpt : null, "y".repeat(1024))
+      assert.strictEqual(answered._tag === "Success" ? answered.success.status : 0, 200)
+    }))
+
+  it.effect("is on Effect's clock: a receiver that never answers times out when the TestClock passes the timeout", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(() => "hang")
+      const transport = yield* Layer.build(realTransport({ allowPrivate: true, timeout: Duration.seconds(30) }))
+      const sending = yield* Effect.flatMap(
+        WebhookTransport,
+        (t) =>
+          Effect.result(t.send({ url: receiver.url(), headers: { "content-type": "application/json" }, body: "{}" }))
+      ).pipe(Effect.provide(transport), Effect.forkChild)
+      // The request reached the receiver, which holds it: only the clock can end the attempt now.
+      yield* Queue.take(receiver.hits)
+      yield* TestClock.adjust(Duration.seconds(29))
+      assert.isUndefined(sending.pollUnsafe(), "still waiting one second before the timeout")
+      yield* TestClock.adjust(Duration.seconds(1))
+      const result = yield* Fiber.join(sending)
+      assert.isTrue(result._tag === "Failure" && result.failure.reason === "timeout", JSON.stringify(result))
+      assert.strictEqual(result._tag === "Failure" ? result.failure.message : "", "No answer within 30s.")
+    }).pipe(Effect.scoped))
 })
