@@ -94,6 +94,8 @@ export interface SoakSample {
   readonly pruned: { readonly events: number; readonly deliveries: number; readonly attempts: number }
   /** Wall time of this sample's prune pass. */
   readonly pruneMs: number
+  /** Wall time of the stand-in for autovacuum (PostgreSQL with autovacuum off, once a period), else 0. */
+  readonly vacuumMs: number
   readonly oldestPendingSeconds: number
 }
 
@@ -157,6 +159,8 @@ interface Measure {
   readonly read: Effect.Effect<
     { readonly rows: ReadonlyArray<number>; readonly sizeMb: number; readonly databaseMb: number }
   >
+  /** Once a period: what the database's own maintenance would do that this server does not (its wall time in ms). */
+  readonly maintain: Effect.Effect<number>
 }
 
 const Count = Schema.Struct({ n: Schema.Number })
@@ -174,7 +178,8 @@ const sqliteMeasure = (file: string): Measure => ({
     } finally {
       db.close()
     }
-  })
+  }),
+  maintain: Effect.succeed(0)
 })
 
 const PgSizes = Schema.Struct({
@@ -186,8 +191,16 @@ const PgSizes = Schema.Struct({
 })
 const decodePgSizes = Schema.decodeUnknownSync(PgSizes)
 
-/** PostgreSQL: counts and sizes on a connection of its own. */
-const pgMeasure = (sql: PgClient.PgClient): Measure => ({
+/**
+ * PostgreSQL: counts and sizes on a connection of its own. Deleted rows' space is reused once vacuumed: on a server
+ * with autovacuum off (test servers often are), a plain `VACUUM` of the three tables once a period stands in for it.
+ */
+const pgMeasure = (sql: PgClient.PgClient, autovacuum: boolean): Measure => ({
+  maintain: autovacuum ? Effect.succeed(0) : Effect.gen(function*() {
+    const start = performance.now()
+    yield* sql.unsafe(`VACUUM ${TABLES.join(", ")}`)
+    return performance.now() - start
+  }).pipe(Effect.orDie),
   read: sql.unsafe(
     `SELECT (SELECT COUNT(*) FROM events)::text AS events,
             (SELECT COUNT(*) FROM webhook_deliveries)::text AS deliveries,
@@ -245,6 +258,7 @@ const load = (options: SoakOptions, measure: Measure, progress: (line: string) =
       const pruneStart = performance.now()
       const pruned = yield* retention.prune({ before: DateTime.subtract(now, { seconds: options.periodSeconds }) })
       const pruneMs = performance.now() - pruneStart
+      const vacuumMs = samples.length % 4 === 3 ? yield* measure.maintain : 0
       const measured = yield* measure.read
       // What the metrics endpoint does at a scrape: refresh the backlog gauges from the database, then read them.
       yield* refreshBacklog.pipe(Effect.provideService(DeliveryBacklog, backlog))
@@ -260,6 +274,7 @@ const load = (options: SoakOptions, measure: Measure, progress: (line: string) =
         attempts: measured.rows[2]!,
         pruned,
         pruneMs,
+        vacuumMs,
         oldestPendingSeconds: oldest.value
       }
       last = { at, written }
@@ -278,7 +293,7 @@ const load = (options: SoakOptions, measure: Measure, progress: (line: string) =
   })
 
 const SAMPLE_HEADER =
-  "     s  writes/s  size_mb  db_mb   events  deliveries  attempts  pruned e/d/a  prune_ms  oldest_s"
+  "     s  writes/s  size_mb  db_mb   events  deliveries  attempts  pruned e/d/a  prune_ms  vacuum_ms  oldest_s"
 const sampleLine = (s: SoakSample) =>
   [
     s.seconds.toFixed(0).padStart(6),
@@ -290,6 +305,7 @@ const sampleLine = (s: SoakSample) =>
     String(s.attempts).padStart(9),
     `${s.pruned.events}/${s.pruned.deliveries}/${s.pruned.attempts}`.padStart(13),
     s.pruneMs.toFixed(0).padStart(9),
+    s.vacuumMs.toFixed(0).padStart(10),
     s.oldestPendingSeconds.toFixed(1).padStart(9)
   ].join(" ")
 
@@ -419,7 +435,15 @@ export const soakPhase = async (options: SoakOptions, progress: (line: string) =
   await Effect.runPromise(onServer(benchPgUrl, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)))
   await Effect.runPromise(onServer(benchPgUrl, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)))
   try {
-    const samples = await Effect.flatMap(PgClient.PgClient, (sql) => load(options, pgMeasure(sql), progress)).pipe(
+    const samples = await Effect.gen(function*() {
+      const sql = yield* PgClient.PgClient
+      const [setting] = yield* Effect.orDie(sql.unsafe<{ readonly autovacuum: string }>("SHOW autovacuum"))
+      const autovacuum = setting?.autovacuum === "on"
+      if (!autovacuum) {
+        progress("soak: the server's autovacuum is off: a plain VACUUM of the three tables once a period")
+      }
+      return yield* load(options, pgMeasure(sql, autovacuum), progress)
+    }).pipe(
       Effect.scoped,
       Effect.provide(Layer.merge(
         engineFor(url.toString()),

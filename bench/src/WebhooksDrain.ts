@@ -6,6 +6,8 @@
  * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment, untraced and
  *   logging JSON lines, as the standalone server runs it); the clock runs from starting the dispatcher until no
  *   delivery is pending.
+ * - `engine-stock-transport`: the same dispatcher on `WebhookTransport.HttpClient` (effect/http's client with
+ *   `Effect.timeout`) instead of the undici seam: the seam's A/B (`--modes=engine,engine-stock-transport`).
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
  *   webhook, the webhook's secret is decrypted with node:crypto from its stored form (AES-256-GCM under the key file
  *   beside the database, as storage keeps it; once per stored value), the body and both signatures are made with
@@ -21,7 +23,7 @@ import { performance } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 import { Pool } from "undici"
 
-export type DrainMode = "engine" | "engine-raw-transport" | "raw-single" | "raw-batch"
+export type DrainMode = "engine" | "engine-stock-transport" | "raw-single" | "raw-batch"
 
 export interface DrainRequest {
   readonly mode: DrainMode
@@ -130,10 +132,10 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const scope = Effect.runSync(Scope.make())
   const start = performance.now()
   const sampling = sampler(request, start)
-  const dispatcher = request.mode === "engine-raw-transport"
+  const dispatcher = request.mode === "engine-stock-transport"
     ? Dispatcher.layerWithoutDependencies.pipe(
       Layer.provide(
-        WebhookTransport.RawUndici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
+        WebhookTransport.HttpClient.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
       )
     )
     : DispatcherLive
@@ -385,7 +387,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
 }
 
 const request = JSON.parse(process.argv[2] ?? "{}") as DrainRequest
-const report = request.mode === "engine" || request.mode === "engine-raw-transport"
+const report = request.mode === "engine" || request.mode === "engine-stock-transport"
   ? await engineDrain(request)
   : await rawDrain(request)
 process.send?.(report, () => process.disconnect())

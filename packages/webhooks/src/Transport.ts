@@ -1,10 +1,16 @@
 /**
- * Sending one attempt (D38, D47). `WebhookTransport.Undici` posts with effect/http's `HttpClient` on the Node
- * platform's undici client, over a keep-alive HTTP/1.1 agent of its own: redirects are not followed, the attempt is
- * cut at the configured timeout by `Effect.timeout` (Effect's clock, so a `TestClock` drives it), the answer's body
- * is read into a bounded excerpt, and the address the socket connects to is checked again (a host name that changed
- * its answer since the webhook was saved cannot reach a refused address). Tests of the retry rules swap in a
- * scripted transport.
+ * Sending one attempt (D38, D47). Both transports post over a keep-alive HTTP/1.1 undici agent of their own:
+ * redirects are not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded
+ * excerpt, and the address the socket connects to is checked again (a host name that changed its answer since the
+ * webhook was saved cannot reach a refused address).
+ *
+ * - `WebhookTransport.HttpClient`, the stock one: effect/http's `HttpClient` on the Node platform's undici client,
+ *   the deadline by `Effect.timeout`, so on Effect's clock (a `TestClock` drives it).
+ * - `WebhookTransport.Undici`, what the dispatcher uses: the same on undici's `Agent` directly, the deadline a timer
+ *   on the socket's clock. It is a speed seam (docs/performance.md): `Effect.timeout` races two fibers against
+ *   every attempt, which with the client's own steps cost the dispatcher a clear share of its deliveries per second.
+ *
+ * Tests of the retry rules swap in a scripted transport.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { hostOf, HostResolver, isRefusedAddress, WebhookConfig } from "@support-engine/core"
@@ -37,15 +43,15 @@ export class TransportError extends Data.TaggedError("TransportError")<{
 export class WebhookTransport extends Context.Service<WebhookTransport, {
   readonly send: (request: TransportRequest) => Effect.Effect<TransportResponse, TransportError>
 }>()("@support-engine/webhooks/WebhookTransport") {
-  /** The real transport. Closing its scope closes its connections. */
-  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
+  /** The stock transport, on effect/http's `HttpClient`. Closing its scope closes its connections. */
+  static readonly HttpClient: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
     WebhookTransport,
     Effect.gen(function*() {
       const config = yield* WebhookConfig
       const resolver = yield* HostResolver
       const services = yield* Effect.context<never>()
       const scope = yield* Effect.scope
-      // undici is loaded, and the agent made, with the first attempt: loading it was about a tenth of the
+      // undici is loaded, and the agent made, with the first attempt: loading it is a noticeable share of the
       // executable's start-up, and a server may have nothing to deliver for a long while.
       const client = yield* Effect.cached(
         NodeHttpClient.makeDispatcherOptions({
@@ -89,15 +95,18 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
   )
 
   /**
-   * The same attempt on a bare undici `Agent`, with its deadline on a `setTimeout` (not on Effect's clock).
+   * The dispatcher's transport: the same attempt on undici's `Agent` directly, its deadline a timer on the socket's
+   * clock rather than Effect's (a `TestClock` does not move it). Closing its scope closes its connections.
    */
-  static readonly RawUndici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
+  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
     WebhookTransport,
     Effect.gen(function*() {
       const config = yield* WebhookConfig
       const resolver = yield* HostResolver
       const services = yield* Effect.context<never>()
       const timeout = Duration.toMillis(config.timeout)
+      // undici is loaded, and the agent made, with the first attempt: loading it is a noticeable share of the
+      // executable's start-up, and a server may have nothing to deliver for a long while.
       const made = yield* Ref.make(Option.none<Agent>())
       yield* Effect.addFinalizer(() =>
         Effect.flatMap(
@@ -107,8 +116,11 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
       )
       const agent = yield* Effect.cached(
         Effect.promise(() => import("undici")).pipe(
+          // undici is CommonJS: `default` is its exports under Node and in the bundle alike, where esbuild gives a
+          // dynamically imported CommonJS module no named exports.
           Effect.map((undici) =>
             new undici.default.Agent({
+              // HTTP/1.1, as for the stock transport.
               allowH2: false,
               headersTimeout: timeout,
               bodyTimeout: timeout,
@@ -123,6 +135,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
       const send = (request: TransportRequest) =>
         Effect.gen(function*() {
           const url = new URL(request.url)
+          // A literal address is never looked up, so the socket's address check happens here.
           const host = hostOf(url)
           if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
             return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
@@ -130,6 +143,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
           return yield* rawPost(yield* agent, url, request)
         })
 
+      /** One POST, cut at the configured timeout (connection, answer and body together). */
       const rawPost = (agent: Agent, url: URL, request: TransportRequest) =>
         Effect.callback<TransportResponse, TransportError>((resume) => {
           const controller = new AbortController()
@@ -156,6 +170,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
             (response) => resume(Effect.succeed(response)),
             (error: unknown) => resume(Effect.fail(timedOut ? timeoutError() : toTransportError(error)))
           ).finally(() => clearTimeout(timer))
+          // Interrupted (the dispatcher stops): the request is abandoned.
           return Effect.sync(() => {
             clearTimeout(timer)
             controller.abort()
@@ -170,6 +185,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
   )
 }
 
+/** The raw transport's excerpt: bodies up to `DRAIN_BYTES` are drained so the connection can be reused. */
 const readRawExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknown }): Promise<string | null> => {
   const chunks: Array<Buffer> = []
   let size = 0
@@ -217,8 +233,8 @@ export const EXCERPT_CHARACTERS = 1024
 const DRAIN_BYTES = 64 * 1024
 
 /**
- * The start of the answer's body, always read, even when empty: undici hands a connection back to its pool only
- * once the body is consumed. A body of a stated length up to `DRAIN_BYTES` is read whole; any other is streamed, and
+ * The start of the answer's body, always read, even when empty, as undici asks: an unread body keeps its request,
+ * and its connection's resources, until it is collected. A body of a stated length up to `DRAIN_BYTES` is read whole; any other is streamed, and
  * stopped past `DRAIN_BYTES`, which aborts the request and closes the connection.
  */
 const readExcerpt = (
