@@ -60,7 +60,7 @@ export const buildsOf = (argv: ReadonlyArray<string>): ReadonlyArray<Build> => {
 }
 
 /** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
-const cpuMillis = (pid: number | undefined): number => {
+export const cpuMillis = (pid: number | undefined): number => {
   const file = `/proc/${pid}/stat`
   if (pid === undefined || !existsSync(file)) return Number.NaN
   // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.

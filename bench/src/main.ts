@@ -3,6 +3,8 @@
  * Fastify 5 one, in-process and over HTTP, at scale and at start-up, and its webhook dispatcher beside a raw
  * loop. Prints a progress line per phase and a table, and writes a JSON result file
  * (bench/results/<timestamp>.json) so two runs can be compared.
+ * `--soak [--database sqlite|postgres] [--period N] [--duration N]` instead runs the retention soak (Soak.ts).
+ * `--otlp` instead compares the engine server with tracing export on and off (Otlp.ts).
  * `--builds name=checkout ...` instead loads the engine servers of several checkouts side by side (Builds.ts).
  * Benchmarks report; nothing here fails on a figure.
  */
@@ -58,6 +60,31 @@ const main = async () => {
   try {
     if (process.argv.includes("--simulate")) {
       process.stdout.write(`\n${simulateReport(simulateBench(quick ? 2_000 : 10_000, progress))}\n`)
+      return
+    }
+    if (process.argv.includes("--soak")) {
+      const { soakOptions, soakPhase, soakReport } = await import("./Soak.js")
+      const soak = await soakPhase(soakOptions(process.argv), progress)
+      process.stdout.write(`\n${soakReport(soak)}\n`)
+      const resultsDir = join(here, "..", "results")
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(
+        resultsDir,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-soak-${soak.options.database}.json`
+      )
+      writeFileSync(file, JSON.stringify({ mode: "soak", machine, soak }, null, 2))
+      progress(`done; results in ${file}`)
+      return
+    }
+    if (process.argv.includes("--otlp")) {
+      const { otlpPhase, otlpReport } = await import("./Otlp.js")
+      const otlp = await otlpPhase(dir, settings.otlp, progress)
+      process.stdout.write(`\n${otlpReport(otlp)}\n`)
+      const resultsDir = join(here, "..", "results")
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}-otlp.json`)
+      writeFileSync(file, JSON.stringify({ mode: "otlp", machine, otlp }, null, 2))
+      progress(`done; results in ${file}`)
       return
     }
     if (fairnessOnly) {

@@ -1,11 +1,22 @@
 /**
- * Sending one attempt. `WebhookTransport.Undici` posts with a keep-alive undici `Agent`: redirects are
- * not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded excerpt, and
- * the address the socket connects to is checked again (a host name that changed its answer since the webhook was
- * saved cannot reach a refused address). Tests of the retry rules swap in a scripted transport.
+ * Sending one attempt. Both transports post over a keep-alive HTTP/1.1 undici agent of their own:
+ * redirects are not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded
+ * excerpt, and the address the socket connects to is checked again (a host name that changed its answer since the
+ * webhook was saved cannot reach a refused address).
+ *
+ * - `WebhookTransport.HttpClient`, the stock one: effect/http's `HttpClient` on the Node platform's undici client,
+ *   the deadline by `Effect.timeout`, so on Effect's clock (a `TestClock` drives it).
+ * - `WebhookTransport.Undici`, what the dispatcher uses: the same on undici's `Agent` directly, the deadline a timer
+ *   on the socket's clock. It is a speed seam (docs/performance.md): `Effect.timeout` races two fibers against
+ *   every attempt, which with the client's own steps cost the dispatcher a clear share of its deliveries per second.
+ *
+ * Tests of the retry rules swap in a scripted transport.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { hostOf, HostResolver, isRefusedAddress, WebhookConfig } from "@support-engine/core"
-import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref } from "effect"
+import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref, Scope, Stream } from "effect"
+import { constTrue } from "effect/Function"
+import { HttpBody, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { isIP } from "node:net"
 import type { Agent } from "undici"
@@ -32,7 +43,61 @@ export class TransportError extends Data.TaggedError("TransportError")<{
 export class WebhookTransport extends Context.Service<WebhookTransport, {
   readonly send: (request: TransportRequest) => Effect.Effect<TransportResponse, TransportError>
 }>()("@support-engine/webhooks/WebhookTransport") {
-  /** The real transport. Closing its scope closes its connections. */
+  /** The stock transport, on effect/http's `HttpClient`. Closing its scope closes its connections. */
+  static readonly HttpClient: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
+    WebhookTransport,
+    Effect.gen(function*() {
+      const config = yield* WebhookConfig
+      const resolver = yield* HostResolver
+      const services = yield* Effect.context<never>()
+      const scope = yield* Effect.scope
+      // undici is loaded, and the agent made, with the first attempt: loading it is a noticeable share of the
+      // executable's start-up, and a server may have nothing to deliver for a long while.
+      const client = yield* Effect.cached(
+        NodeHttpClient.makeDispatcherOptions({
+          // undici 8 offers HTTP/2 over TLS by default: receivers keep getting HTTP/1.1 (one attempt per connection
+          // at a time, as the per-webhook limit of attempts in flight assumes).
+          allowH2: false,
+          // The attempt's deadline is `Effect.timeout` below; undici's own connect timer only must not come first.
+          connect: {
+            timeout: Duration.toMillis(config.timeout),
+            lookup: guardedLookup(resolver, services, config.allowPrivate)
+          }
+        }).pipe(
+          Effect.flatMap((dispatcher) =>
+            Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, dispatcher)
+          ),
+          Effect.provideService(Scope.Scope, scope),
+          Effect.uninterruptible
+        )
+      )
+      const timeoutError = () =>
+        new TransportError({ reason: "timeout", message: `No answer within ${Duration.format(config.timeout)}.` })
+
+      const send = (request: TransportRequest) =>
+        Effect.gen(function*() {
+          const url = new URL(request.url)
+          // A literal address is never looked up, so the socket's address check happens here.
+          const host = hostOf(url)
+          if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
+            return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
+          }
+          const http = yield* client
+          return yield* post(http, url, request).pipe(
+            Effect.mapError(toTransportError),
+            // Connection, answer and body together; interrupting the request aborts it.
+            Effect.timeoutOrElse({ duration: config.timeout, orElse: () => Effect.fail(timeoutError()) })
+          )
+        })
+
+      return { send }
+    })
+  )
+
+  /**
+   * The dispatcher's transport: the same attempt on undici's `Agent` directly, its deadline a timer on the socket's
+   * clock rather than Effect's (a `TestClock` does not move it). Closing its scope closes its connections.
+   */
   static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
     WebhookTransport,
     Effect.gen(function*() {
@@ -55,8 +120,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
           // dynamically imported CommonJS module no named exports.
           Effect.map((undici) =>
             new undici.default.Agent({
-              // undici 8 offers HTTP/2 over TLS by default: receivers keep getting HTTP/1.1 (one attempt per
-              // connection at a time, as the per-webhook limit of attempts in flight assumes).
+              // HTTP/1.1, as for the stock transport.
               allowH2: false,
               headersTimeout: timeout,
               bodyTimeout: timeout,
@@ -76,15 +140,11 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
           if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
             return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
           }
-          return yield* post(yield* agent, url, request)
+          return yield* rawPost(yield* agent, url, request)
         })
 
-      /**
-       * One POST, cut at the configured timeout (connection, answer and body together). The deadline is a timer on
-       * the socket's clock rather than `Effect.timeoutFail`, which races a second fiber against every attempt and
-       * cost more than the rest of the attempt's bookkeeping (docs/performance.md, Webhooks).
-       */
-      const post = (agent: Agent, url: URL, request: TransportRequest) =>
+      /** One POST, cut at the configured timeout (connection, answer and body together). */
+      const rawPost = (agent: Agent, url: URL, request: TransportRequest) =>
         Effect.callback<TransportResponse, TransportError>((resume) => {
           const controller = new AbortController()
           let timedOut = false
@@ -104,7 +164,7 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
             return {
               status: response.statusCode,
               retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-              excerpt: await readExcerpt(response.body)
+              excerpt: await readRawExcerpt(response.body)
             } satisfies TransportResponse
           }).then(
             (response) => resume(Effect.succeed(response)),
@@ -125,12 +185,8 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
   )
 }
 
-/** How much of an answer's body the attempt log keeps. */
-export const EXCERPT_CHARACTERS = 1024
-/** Bodies up to this size are drained so the connection can be reused; a longer one closes it. */
-const DRAIN_BYTES = 64 * 1024
-
-const readExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknown }): Promise<string | null> => {
+/** The raw transport's excerpt: bodies up to `DRAIN_BYTES` are drained so the connection can be reused. */
+const readRawExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknown }): Promise<string | null> => {
   const chunks: Array<Buffer> = []
   let size = 0
   for await (const chunk of body) {
@@ -145,12 +201,76 @@ const readExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknow
   return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, EXCERPT_CHARACTERS)
 }
 
+/**
+ * One POST with the request's own headers (its `Content-Type` included). No span of its own and no trace context
+ * sent: the attempt's `webhook.attempt` span covers it, and a receiver is a third party.
+ */
+const post = (client: HttpClient.HttpClient, url: URL, request: TransportRequest) =>
+  client.execute(
+    HttpClientRequest.post(url, {
+      headers: request.headers,
+      body: HttpBody.text(request.body, contentTypeOf(request.headers))
+    })
+  ).pipe(
+    Effect.flatMap((response) =>
+      Effect.map(readExcerpt(response), (excerpt): TransportResponse => ({
+        status: response.status,
+        retryAfter: response.headers["retry-after"],
+        excerpt
+      }))
+    ),
+    Effect.provideService(HttpClient.TracerDisabledWhen, constTrue)
+  )
+
+const contentTypeOf = (headers: Readonly<Record<string, string>>): string | undefined => {
+  for (const name in headers) if (name.toLowerCase() === "content-type") return headers[name]
+  return undefined
+}
+
+/** How much of an answer's body the attempt log keeps. */
+export const EXCERPT_CHARACTERS = 1024
+/** Bodies up to this size are drained so the connection can be reused; a longer one closes it. */
+const DRAIN_BYTES = 64 * 1024
+
+/**
+ * The start of the answer's body, always read, even when empty, as undici asks: an unread body keeps its request,
+ * and its connection's resources, until it is collected. A body of a stated length up to `DRAIN_BYTES` is read whole; any other is streamed, and
+ * stopped past `DRAIN_BYTES`, which aborts the request and closes the connection.
+ */
+const readExcerpt = (
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<string | null, HttpClientError.HttpClientError> => {
+  const length = response.headers["content-length"]
+  if (length !== undefined && Number(length) <= DRAIN_BYTES) {
+    return Effect.map(
+      response.arrayBuffer,
+      (bytes) =>
+        excerptOf([new Uint8Array(bytes, 0, Math.min(bytes.byteLength, EXCERPT_CHARACTERS * 4))], bytes.byteLength)
+    )
+  }
+  return Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    return Stream.runForEachWhile(response.stream, (chunk) => {
+      if (size < EXCERPT_CHARACTERS * 4) chunks.push(chunk)
+      size += chunk.length
+      return Effect.succeed(size <= DRAIN_BYTES)
+    }).pipe(Effect.map(() => excerptOf(chunks, size)))
+  })
+}
+
+const excerptOf = (chunks: ReadonlyArray<Uint8Array>, size: number): string | null =>
+  size === 0 ? null : new TextDecoder().decode(Buffer.concat(chunks)).slice(0, EXCERPT_CHARACTERS)
+
 const REFUSED_CODE = "ERR_WEBHOOK_REFUSED_ADDRESS"
 const refusedMessage = (address: string) => `Refused to connect to ${address}: not a public address.`
 
 const causes = (error: unknown): Array<unknown> => {
   const chain: Array<unknown> = []
-  let current: unknown = error
+  // An `HttpClientError` holds what went wrong at `reason.cause`.
+  let current: unknown = HttpClientError.isHttpClientError(error) && "cause" in error.reason
+    ? error.reason.cause
+    : error
   while (current !== undefined && current !== null && chain.length < 5) {
     chain.push(current)
     current = typeof current === "object" && "cause" in current ? current.cause : undefined

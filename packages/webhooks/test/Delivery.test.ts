@@ -19,12 +19,14 @@ import {
   Webhooks,
   type WebhookSettings
 } from "@support-engine/core"
-import { Clock, DateTime, Duration, Effect, Layer, Queue, Redacted } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Layer, Queue, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { Webhook as StandardWebhook } from "standardwebhooks"
+import { DnsHostResolver } from "../src/DnsHostResolver.js"
 import { verify } from "../src/Receiver.js"
 import { WebhookTransport } from "../src/Transport.js"
-import { as, makeWorkspace, realTransport, record, scriptedResolver, withDispatcher } from "./Harness.js"
+import { as, makeWorkspace, realTransport, record, scriptedResolver, TRANSPORTS, withDispatcher } from "./Harness.js"
 import { type Hit, type Reply, startReceiver } from "./TestReceiver.js"
 
 const next = (hits: Queue.Queue<Hit>, within = Duration.seconds(10)) =>
@@ -288,36 +290,104 @@ describe("Deliveries to a real receiver", () => {
     }))
 })
 
-describe("The connect-time address check (D47)", () => {
+/** Each real transport's own tests: the dispatcher's and the stock one keep the same rules. */
+describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)("WebhookTransport.%s", (transport) => {
+  /** One attempt through the real transport, on its own. */
   const sendWith = (allowPrivate: boolean, url: string, answers: Record<string, ReadonlyArray<string>> = {}) =>
     Effect.flatMap(
       WebhookTransport,
       (t) => Effect.result(t.send({ url, headers: { "content-type": "application/json" }, body: "{}" }))
-    ).pipe(Effect.provide(Layer.fresh(realTransport({ allowPrivate }, scriptedResolver(answers)))))
+    ).pipe(Effect.provide(Layer.fresh(realTransport({ allowPrivate }, scriptedResolver(answers), transport))))
 
-  it.live("a name that now resolves to a refused address is not connected to; literals neither", () =>
+  describe("The connect-time address check (D47)", () => {
+    it.live("a name that now resolves to a refused address is not connected to; literals neither", () =>
+      Effect.gen(function*() {
+        const receiver = yield* startReceiver(() => ({ status: 200 }))
+        // "rebind.test" passed the check when the webhook was saved; now it answers 127.0.0.1.
+        const rebound = yield* sendWith(false, `http://rebind.test:${receiver.port}/in`, {
+          "rebind.test": ["127.0.0.1"]
+        })
+        assert.isTrue(
+          rebound._tag === "Failure" && rebound.failure.reason === "refused_address",
+          JSON.stringify(rebound)
+        )
+        const literal = yield* sendWith(false, receiver.url())
+        assert.isTrue(
+          literal._tag === "Failure" && literal.failure.reason === "refused_address",
+          JSON.stringify(literal)
+        )
+        const mapped = yield* sendWith(false, `http://[::ffff:127.0.0.1]:${receiver.port}/in`)
+        assert.isTrue(mapped._tag === "Failure" && mapped.failure.reason === "refused_address", JSON.stringify(mapped))
+        assert.strictEqual(receiver.all.length, 0, "the receiver saw nothing")
+
+        const allowed = yield* sendWith(true, `http://rebind.test:${receiver.port}/in`, {
+          "rebind.test": ["127.0.0.1"]
+        })
+        assert.isTrue(allowed._tag === "Success" && allowed.success.status === 200, JSON.stringify(allowed))
+        assert.strictEqual(receiver.all.length, 1)
+      }))
+
+    it.live("connection errors are reported, not thrown", () =>
+      Effect.gen(function*() {
+        const receiver = yield* startReceiver(() => ({ status: 200 }))
+        const port = receiver.port
+        yield* Effect.void
+        const unknown = yield* sendWith(false, `https://nowhere.test:${port}/in`)
+        assert.isTrue(unknown._tag === "Failure" && unknown.failure.reason === "connection", JSON.stringify(unknown))
+      }))
+  })
+
+  describe("One attempt (D38)", () => {
+    it.live("a redirect is an answer with its excerpt, never followed (D38)", () =>
+      Effect.gen(function*() {
+        const receiver = yield* startReceiver(() => ({
+          status: 302,
+          headers: { location: "/elsewhere" },
+          body: "moved"
+        }))
+        const first = yield* sendWith(true, receiver.url())
+        const second = yield* sendWith(true, receiver.url())
+        for (const answered of [first, second]) {
+          assert.isTrue(answered._tag === "Success" && answered.success.status === 302, JSON.stringify(answered))
+          assert.strictEqual(answered._tag === "Success" ? answered.success.excerpt : null, "moved")
+        }
+        assert.deepStrictEqual(receiver.all.map((h) => h.path), ["/in", "/in"])
+      }))
+
+    it.live("an answer of no stated length is streamed and cut past 64 KB; its excerpt is bounded (D38)", () =>
+      Effect.gen(function*() {
+        const receiver = yield* startReceiver(() => ({
+          status: 200,
+          headers: { "transfer-encoding": "chunked" },
+          body: "y".repeat(200_000)
+        }))
+        const answered = yield* sendWith(true, receiver.url())
+        assert.isTrue(answered._tag === "Success", JSON.stringify(answered))
+        assert.strictEqual(answered._tag === "Success" ? answered.success.excerpt : null, "y".repeat(1024))
+        assert.strictEqual(answered._tag === "Success" ? answered.success.status : 0, 200)
+      }))
+  })
+})
+
+describe("WebhookTransport.HttpClient's timeout (D38)", () => {
+  it.effect("is on Effect's clock: a receiver that never answers times out when the TestClock passes the timeout", () =>
     Effect.gen(function*() {
-      const receiver = yield* startReceiver(() => ({ status: 200 }))
-      // "rebind.test" passed the check when the webhook was saved; now it answers 127.0.0.1.
-      const rebound = yield* sendWith(false, `http://rebind.test:${receiver.port}/in`, { "rebind.test": ["127.0.0.1"] })
-      assert.isTrue(rebound._tag === "Failure" && rebound.failure.reason === "refused_address", JSON.stringify(rebound))
-      const literal = yield* sendWith(false, receiver.url())
-      assert.isTrue(literal._tag === "Failure" && literal.failure.reason === "refused_address", JSON.stringify(literal))
-      const mapped = yield* sendWith(false, `http://[::ffff:127.0.0.1]:${receiver.port}/in`)
-      assert.isTrue(mapped._tag === "Failure" && mapped.failure.reason === "refused_address", JSON.stringify(mapped))
-      assert.strictEqual(receiver.all.length, 0, "the receiver saw nothing")
-
-      const allowed = yield* sendWith(true, `http://rebind.test:${receiver.port}/in`, { "rebind.test": ["127.0.0.1"] })
-      assert.isTrue(allowed._tag === "Success" && allowed.success.status === 200, JSON.stringify(allowed))
-      assert.strictEqual(receiver.all.length, 1)
-    }))
-
-  it.live("connection errors are reported, not thrown", () =>
-    Effect.gen(function*() {
-      const receiver = yield* startReceiver(() => ({ status: 200 }))
-      const port = receiver.port
-      yield* Effect.void
-      const unknown = yield* sendWith(false, `https://nowhere.test:${port}/in`)
-      assert.isTrue(unknown._tag === "Failure" && unknown.failure.reason === "connection", JSON.stringify(unknown))
-    }))
+      const receiver = yield* startReceiver(() => "hang")
+      const transport = yield* Layer.build(
+        realTransport({ allowPrivate: true, timeout: Duration.seconds(30) }, DnsHostResolver, "HttpClient")
+      )
+      const sending = yield* Effect.flatMap(
+        WebhookTransport,
+        (t) =>
+          Effect.result(t.send({ url: receiver.url(), headers: { "content-type": "application/json" }, body: "{}" }))
+      ).pipe(Effect.provide(transport), Effect.forkChild)
+      // The request reached the receiver, which holds it: only the clock can end the attempt now.
+      yield* Queue.take(receiver.hits)
+      yield* TestClock.adjust(Duration.seconds(29))
+      assert.isUndefined(sending.pollUnsafe(), "still waiting one second before the timeout")
+      yield* TestClock.adjust(Duration.seconds(1))
+      const result = yield* Fiber.join(sending)
+      assert.isTrue(result._tag === "Failure" && result.failure.reason === "timeout", JSON.stringify(result))
+      assert.strictEqual(result._tag === "Failure" ? result.failure.message : "", "No answer within 30s.")
+    }).pipe(Effect.scoped))
 })

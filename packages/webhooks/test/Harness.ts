@@ -110,11 +110,15 @@ export const servicesLayer = (
     Layer.orDie
   )
 
-/** The real undici transport with the given settings and resolver (for tests against a real receiver). */
+/** The real transports: the dispatcher's and the stock one. */
+export const TRANSPORTS = { Undici: WebhookTransport.Undici, HttpClient: WebhookTransport.HttpClient } as const
+
+/** A real transport (the dispatcher's by default) with the given settings and resolver, for a real receiver. */
 export const realTransport = (
   settings: Partial<WebhookSettings>,
-  resolver: Layer.Layer<HostResolver> = DnsHostResolver
-) => WebhookTransport.Undici.pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
+  resolver: Layer.Layer<HostResolver> = DnsHostResolver,
+  transport: keyof typeof TRANSPORTS = "Undici"
+) => TRANSPORTS[transport].pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
 
 /** The dispatcher alone, over services already in context. */
 export const dispatcherLayer = Dispatcher.layerWithoutDependencies
