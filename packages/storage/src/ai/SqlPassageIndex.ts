@@ -9,11 +9,11 @@
 import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { trainingVector, translationVector } from "../migrations/0031_search_languages.js"
+import { trainingWords, translationStems, translationWords } from "../migrations/0031_search_languages.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
-import { language, PG_CONFIGS, SQLITE_STEMMED } from "../shared/TextSearch.js"
+import { language, SQLITE_STEMMED } from "../shared/TextSearch.js"
 
 const PassageRow = Schema.Struct({
   source_type: CitationType,
@@ -39,8 +39,9 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
   PassageIndex,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const training = sql.literal(trainingVector("t"))
-    const translation = sql.literal(translationVector("tr"))
+    const training = sql.literal(trainingWords("t"))
+    const translation = sql.literal(translationWords("tr"))
+    const stems = sql.literal(translationStems("tr"))
 
     const linked = (itemId: Parameters<typeof sql.literal>[0], agentId: string) =>
       sql`(NOT EXISTS (SELECT 1 FROM training_data_agents a WHERE a.training_data_id = ${sql.literal(itemId)})
@@ -66,25 +67,30 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
           ORDER BY f.score, p.id ${limit(sql, r.limit)}`
     }
 
+    // The stems count for the translations in the question's language only, as SQLite's English index does: another
+    // language's stemmer would turn the question's words into that language's stems.
     const pg = (r: typeof Request.Encoded) => {
       const query = r.words.join(" | ")
-      const lang = language(r.locale)
-      const stems = lang !== null && PG_CONFIGS[lang] !== undefined
-        ? sql`|| to_tsquery(support_search_config(${r.locale}), ${query})`
-        : sql``
-      return sql`WITH search AS (SELECT to_tsquery('simple', support_search_fold(${query})) ${stems} AS q)
+      return sql`WITH search AS (
+          SELECT to_tsquery('simple', support_search_fold(${query})) AS words,
+                 support_search_config(${r.locale}) AS config,
+                 to_tsquery(support_search_config(${r.locale}), ${query}) AS stems)
         SELECT source_type, source_id, locale, title, url, text FROM (
           SELECT 'training_data' AS source_type, t.id AS source_id, NULL AS locale, coalesce(t.title, '') AS title,
                  t.source AS url, coalesce(t.content, t.answer, '') AS text,
-                 ts_rank(${training}, search.q) AS score, t.id::text AS tie
+                 ts_rank(${training}, search.words) AS score, t.id::text AS tie
           FROM training_data t, search
-          WHERE t.workspace_id = ${r.workspace_id} AND ${training} @@ search.q
+          WHERE t.workspace_id = ${r.workspace_id} AND ${training} @@ search.words
             AND t.type IN ('text', 'qa') AND t.status = 'completed' AND ${linked("t.id", r.agent_id)}
           UNION ALL
           SELECT 'kb_article', tr.article_id, tr.locale, tr.title, tr.canonical_url, tr.content,
-                 ts_rank(${translation}, search.q), tr.article_id::text || tr.locale
+                 ts_rank(${translation}, search.words) + CASE WHEN support_search_config(tr.locale) = search.config
+                   THEN ts_rank(${stems}, search.stems) ELSE 0 END,
+                 tr.article_id::text || tr.locale
           FROM kb_article_translations tr JOIN kb_articles k ON k.id = tr.article_id, search
-          WHERE tr.workspace_id = ${r.workspace_id} AND ${translation} @@ search.q AND k.status = 'published'
+          WHERE tr.workspace_id = ${r.workspace_id} AND k.status = 'published'
+            AND (${translation} @@ search.words
+              OR (support_search_config(tr.locale) = search.config AND ${stems} @@ search.stems))
         ) found ORDER BY score DESC, tie ${limit(sql, r.limit)}`
     }
 

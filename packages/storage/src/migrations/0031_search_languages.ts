@@ -4,8 +4,8 @@
  * still finds the words it shares with the content. Training items carry no language: their words only.
  *
  * PostgreSQL: `support_search_config(locale)` names the text search configuration of a locale's language, among
- * those the server has (read from `pg_ts_config` here), else `simple`; the GIN indexes of migration 0016 are
- * rebuilt on vectors holding the passage's stems in that configuration and its folded words under `simple`.
+ * those the server has (read from `pg_ts_config` here), else `simple`. The GIN indexes of migration 0016 are
+ * rebuilt on the folded words (`simple`), and translations gain one on their stems in their configuration.
  *
  * SQLite: FTS5 stems English only (`porter`); the single porter index of migration 0016 becomes two external
  * content tables over `ai_passages`: `ai_passages_words` (every passage, `unicode61`, diacritics folded) and
@@ -24,13 +24,13 @@ const translationText = (row: string) => `${column(row, "title")} || ' ' || ${co
 const words = (text: string) => `to_tsvector('simple'::regconfig, support_search_fold(${text}))`
 
 /**
- * The searched vectors of a training item and of a translation (PostgreSQL), the same expressions in the indexes
- * and the queries; `row` qualifies the columns.
+ * The searched vectors (PostgreSQL), the same expressions in the indexes and the queries; `row` qualifies the
+ * columns. A training item has its words; a translation its words and its stems in its language's configuration.
  */
-export const trainingVector = (row: string) => words(trainingText(row))
-export const translationVector = (row: string) =>
-  `(to_tsvector(support_search_config(${column(row, "locale")}), ${translationText(row)}) || ` +
-  `${words(translationText(row))})`
+export const trainingWords = (row: string) => words(trainingText(row))
+export const translationWords = (row: string) => words(translationText(row))
+export const translationStems = (row: string) =>
+  `to_tsvector(support_search_config(${column(row, "locale")}), ${translationText(row)})`
 
 /** A locale is English (SQLite's `porter` index) when its primary subtag is `en`. */
 const english = (locale: string) =>
@@ -63,9 +63,12 @@ const pg = (sql: SqlClient.SqlClient) =>
       AS $$ SELECT ${fold} $$`)
     yield* sql.unsafe(`DROP INDEX training_data_search`)
     yield* sql.unsafe(`DROP INDEX kb_translations_search`)
-    yield* sql.unsafe(`CREATE INDEX training_data_search ON training_data USING GIN ((${trainingVector("")}))`)
+    yield* sql.unsafe(`CREATE INDEX training_data_search ON training_data USING GIN ((${trainingWords("")}))`)
     yield* sql.unsafe(
-      `CREATE INDEX kb_translations_search ON kb_article_translations USING GIN ((${translationVector("")}))`
+      `CREATE INDEX kb_translations_search ON kb_article_translations USING GIN ((${translationWords("")}))`
+    )
+    yield* sql.unsafe(
+      `CREATE INDEX kb_translations_stems ON kb_article_translations USING GIN ((${translationStems("")}))`
     )
   })
 
