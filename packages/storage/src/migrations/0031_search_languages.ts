@@ -14,7 +14,44 @@
  */
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { PG_CONFIGS } from "../shared/TextSearch.js"
+
+/**
+ * PostgreSQL's stemming text search configurations by language, as the server ships them (`pg_ts_config`). A
+ * language is stemmed only when its configuration exists on the server; every other language, and content without
+ * one, is searched by its words alone (`simple`).
+ */
+const PG_CONFIGS: Readonly<Record<string, string>> = {
+  ar: "arabic",
+  hy: "armenian",
+  eu: "basque",
+  ca: "catalan",
+  da: "danish",
+  nl: "dutch",
+  en: "english",
+  fi: "finnish",
+  fr: "french",
+  de: "german",
+  el: "greek",
+  hi: "hindi",
+  hu: "hungarian",
+  id: "indonesian",
+  ga: "irish",
+  it: "italian",
+  lt: "lithuanian",
+  ne: "nepali",
+  no: "norwegian",
+  nb: "norwegian",
+  nn: "norwegian",
+  pt: "portuguese",
+  ro: "romanian",
+  ru: "russian",
+  sr: "serbian",
+  es: "spanish",
+  sv: "swedish",
+  ta: "tamil",
+  tr: "turkish",
+  yi: "yiddish"
+}
 
 const column = (row: string, name: string) => row === "" ? name : `${row}.${name}`
 
@@ -42,19 +79,19 @@ const Encoding = Schema.Array(Schema.Struct({ server_encoding: Schema.String }))
 
 const pg = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
-    const installed = new Set(
-      (yield* Schema.decodeUnknownEffect(Configs)(yield* sql.unsafe(`SELECT cfgname FROM pg_ts_config`))).map((r) =>
-        r.cfgname
-      )
+    const configs = yield* Effect.flatMap(
+      sql.unsafe(`SELECT cfgname FROM pg_ts_config WHERE cfgnamespace = 'pg_catalog'::regnamespace`),
+      Schema.decodeUnknownEffect(Configs)
     )
+    const installed = new Set(configs.map((r) => r.cfgname))
     const cases = Object.entries(PG_CONFIGS).filter(([, config]) => installed.has(config))
-      .map(([lang, config]) => `WHEN '${lang}' THEN '${config}'::regconfig`).join(" ")
+      .map(([lang, config]) => `WHEN '${lang}' THEN 'pg_catalog.${config}'::regconfig`).join(" ")
     yield* sql.unsafe(`CREATE FUNCTION support_search_config(locale TEXT) RETURNS regconfig
       LANGUAGE sql IMMUTABLE PARALLEL SAFE
       AS $$ SELECT CASE lower(split_part(replace(trim(locale), '_', '-'), '-', 1)) ${cases}
-        ELSE 'simple'::regconfig END $$`)
+        ELSE 'pg_catalog.simple'::regconfig END $$`)
     // Folding needs Unicode normalization, which PostgreSQL offers on UTF-8 databases only.
-    const [encoding] = yield* Schema.decodeUnknownEffect(Encoding)(yield* sql.unsafe(`SHOW server_encoding`))
+    const [encoding] = yield* Effect.flatMap(sql.unsafe(`SHOW server_encoding`), Schema.decodeUnknownEffect(Encoding))
     const fold = encoding?.server_encoding === "UTF8"
       ? `regexp_replace(normalize(text, NFD), '[\\u0300-\\u036f]', '', 'g')`
       : `text`

@@ -4,8 +4,7 @@
  * `"word"*` terms joined by AND on SQLite, a `word:*` tsquery joined by `&` on PostgreSQL (the `simple`
  * configuration, as the index). Every word is a prefix and all must match.
  *
- * The passage index (migration 0031) also follows the content's language where the database can stem it: see
- * `language` and `PG_CONFIGS`.
+ * The passage index also follows the content's language where the database can stem it (migration 0031).
  */
 import type { SqlClient } from "effect/sql"
 
@@ -20,44 +19,6 @@ export const matchExpression = (sql: SqlClient.SqlClient, terms: ReadonlyArray<s
 export const language = (locale: string | null | undefined): string | null => {
   const primary = locale?.trim().toLowerCase().split(/[-_]/)[0]
   return primary === undefined || primary === "" ? null : primary
-}
-
-/**
- * PostgreSQL's stemming text search configurations by language, as the server ships them (`pg_ts_config`). A
- * language is stemmed only when its configuration exists on the server; every other language, and content without
- * one, is searched by its words alone (`simple`).
- */
-export const PG_CONFIGS: Readonly<Record<string, string>> = {
-  ar: "arabic",
-  hy: "armenian",
-  eu: "basque",
-  ca: "catalan",
-  da: "danish",
-  nl: "dutch",
-  en: "english",
-  fi: "finnish",
-  fr: "french",
-  de: "german",
-  el: "greek",
-  hi: "hindi",
-  hu: "hungarian",
-  id: "indonesian",
-  ga: "irish",
-  it: "italian",
-  lt: "lithuanian",
-  ne: "nepali",
-  no: "norwegian",
-  nb: "norwegian",
-  nn: "norwegian",
-  pt: "portuguese",
-  ro: "romanian",
-  ru: "russian",
-  sr: "serbian",
-  es: "spanish",
-  sv: "swedish",
-  ta: "tamil",
-  tr: "turkish",
-  yi: "yiddish"
 }
 
 /** SQLite's FTS5 stems one language, English (`porter`); the others are searched by their words alone. */
