@@ -18,6 +18,10 @@ const workspace = WorkspaceId.make("6b1f4c52-0d7e-4f7a-9d3e-3f1c2a4b5c6d")
 const article = "0c9a7e3b-5d1f-4a2b-8c6d-7e8f9a0b1c2d"
 const item = "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a"
 const NOW = "2026-01-01T00:00:00.000Z"
+const TRANSLATIONS = [
+  ["en", "Money back", "We refund every order shipped within thirty days."],
+  ["fr", "Remboursement", "Le remboursement est effectué sous cinq jours."]
+] as const
 
 const before = Migrator.make({})({
   loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([id]) => id < "0031"))),
@@ -30,10 +34,7 @@ const seed = Effect.gen(function*() {
     VALUES (${workspace}, 'Acme', ${workspace}, ${NOW}, ${NOW})`
   yield* sql`INSERT INTO kb_articles (id, workspace_id, status, source, created_at, updated_at)
     VALUES (${article}, ${workspace}, 'published', 'manual', ${NOW}, ${NOW})`
-  for (const [locale, title, content] of [
-    ["en", "Money back", "We refund every order shipped within thirty days."],
-    ["fr", "Remboursement", "Le remboursement est effectué sous cinq jours."]
-  ]) {
+  for (const [locale, title, content] of TRANSLATIONS) {
     yield* sql`INSERT INTO kb_article_translations
       (article_id, workspace_id, locale, title, slug, content, noindex, created_at, updated_at)
       VALUES (${article}, ${workspace}, ${locale}, ${title}, ${locale}, ${content}, FALSE, ${NOW}, ${NOW})`
