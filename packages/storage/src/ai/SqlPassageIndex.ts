@@ -4,7 +4,7 @@
  * and translations of published articles, of the asking workspace only.
  *
  * A passage matches any of the words as written (diacritics folded), or, when the question has a language the
- * database stems, any of the words' stems among the passages in that language (D61).
+ * database stems, any of the words' stems among the passages in that language.
  */
 import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The passage index follows each passage's language where the database can stem it (D61). Every passage is also
+ * The passage index follows each passage's language where the database can stem it. Every passage is also
  * searchable by its words alone, diacritics folded, so a question in another language (or one without a language)
  * still finds the words it shares with the content. Training items carry no language: their words only.
  *
