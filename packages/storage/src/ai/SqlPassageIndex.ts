@@ -68,7 +68,8 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
     }
 
     // The stems count for the translations in the question's language only, as SQLite's English index does: another
-    // language's stemmer would turn the question's words into that language's stems.
+    // language's stemmer would turn the question's words into that language's stems. A translation's score is the
+    // better of its two matches, as on SQLite.
     const pg = (r: typeof Request.Encoded) => {
       const query = r.words.join(" | ")
       return sql`WITH search AS (
@@ -84,8 +85,8 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
             AND t.type IN ('text', 'qa') AND t.status = 'completed' AND ${linked("t.id", r.agent_id)}
           UNION ALL
           SELECT 'kb_article', tr.article_id, tr.locale, tr.title, tr.canonical_url, tr.content,
-                 ts_rank(${translation}, search.words) + CASE WHEN support_search_config(tr.locale) = search.config
-                   THEN ts_rank(${stems}, search.stems) ELSE 0 END,
+                 GREATEST(ts_rank(${translation}, search.words), CASE WHEN support_search_config(tr.locale)
+                   = search.config THEN ts_rank(${stems}, search.stems) ELSE 0 END),
                  tr.article_id::text || tr.locale
           FROM kb_article_translations tr JOIN kb_articles k ON k.id = tr.article_id, search
           WHERE tr.workspace_id = ${r.workspace_id} AND k.status = 'published'
