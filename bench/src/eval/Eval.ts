@@ -164,7 +164,12 @@ export const runEval = (options: EvalOptions) =>
     for (const question of sample(QUESTIONS, options.limit)) {
       // The five passages the agent's model is given, as AgentAnswers chooses them.
       const words = searchWords(question.question)
-      const found = yield* index.retrieve(workspace.id, { agentId: agent.id, words, limit: 50 })
+      const found = yield* index.retrieve(workspace.id, {
+        agentId: agent.id,
+        words,
+        locale: question.lang,
+        limit: 50
+      })
       const retrieved = choosePassages(found, words, question.lang).map((p) => sources.get(p.citation.id) ?? "?")
       const answered = yield* ask.ask(
         agent.id,

@@ -68,7 +68,12 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
           }
         }
         const question = searchWords(input.question)
-        const found = yield* index.retrieve(workspaceId, { agentId: agent.id, words: question, limit: CANDIDATES })
+        const found = yield* index.retrieve(workspaceId, {
+          agentId: agent.id,
+          words: question,
+          locale: input.locale,
+          limit: CANDIDATES
+        })
         const passages = choosePassages(found, question, input.locale)
         if (passages.length === 0) return handoff("no_answer")
 

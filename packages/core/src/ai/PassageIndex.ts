@@ -9,6 +9,11 @@ export interface RetrieveQuery {
   readonly agentId: AgentId
   /** Search words, already split; an empty list retrieves nothing. */
   readonly words: ReadonlyArray<string>
+  /**
+   * The question's language (a BCP-47 locale): passages in that language also match the words' stems where the
+   * database stems it. Without one, words match as written.
+   */
+  readonly locale?: string | null | undefined
   readonly limit: number
 }
 

@@ -24,6 +24,7 @@ import deferredFanOut from "../migrations/0027_deferred_fan_out.js"
 import eventsAfter from "../migrations/0028_events_after.js"
 import deliveryRequeues from "../migrations/0029_delivery_requeues.js"
 import retention from "../migrations/0030_retention.js"
+import searchLanguages from "../migrations/0031_search_languages.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -45,7 +46,8 @@ export const migrations = {
   "0027_deferred_fan_out": deferredFanOut,
   "0028_events_after": eventsAfter,
   "0029_delivery_requeues": deliveryRequeues,
-  "0030_retention": retention
+  "0030_retention": retention,
+  "0031_search_languages": searchLanguages
 }
 
 /** Runs every pending migration; returns what ran. */

@@ -18,6 +18,7 @@ import { personalDataSuite } from "./PersonalDataSuite.js"
 import { preconditionsSuite } from "./PreconditionsSuite.js"
 import { requeueSuite } from "./RequeueSuite.js"
 import { retentionSuite } from "./RetentionSuite.js"
+import { searchLanguagesSuite } from "./SearchLanguagesSuite.js"
 import { searchSuite } from "./SearchSuite.js"
 import { serialisationSuite } from "./SerialisationSuite.js"
 import { tokensSuite } from "./TokensSuite.js"
@@ -46,6 +47,7 @@ export const conformance = (adapter: Adapter): void => {
   serialisationSuite(adapter)
   searchSuite(adapter)
   aiSuite(adapter)
+  searchLanguagesSuite(adapter)
   retentionSuite(adapter)
   operationsSuite(adapter)
   copilotSuite(adapter)
