@@ -1,5 +1,5 @@
 /**
- * The simulator (issue 19): a run is reproducible from its seed, byte for byte, crashes included (D54), and several
+ * The simulator: a run is reproducible from its seed, byte for byte, crashes included (D54), and several
  * seeds hold every invariant. Modest step counts: the long runs are `pnpm simulate` and `pnpm bench --simulate`.
  * (What the simulator found in the engine has a test of its own: ReplyQueue.test.ts.)
  */
@@ -22,12 +22,12 @@ describe("simulation", () => {
     assert.match(a.trace, /\n {2}sent /, "webhooks were delivered")
     assert.match(a.trace, /\n\d+ crash at /, "the engine crashed and was reopened")
     assert.match(a.trace, /agent\.message\.created|conversation\.escalated/, "agents answered")
-  })
+  }, 120_000)
 
   it("more seeds hold every invariant", async () => {
     for (const seed of [1, 2, 3]) {
       const result = await simulate({ seed, steps: 150 })
       assert.strictEqual(result._tag, "Ok", result._tag === "Failed" ? result.trace.slice(-2000) : `seed ${seed}`)
     }
-  })
+  }, 120_000)
 })

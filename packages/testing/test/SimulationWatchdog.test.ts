@@ -24,18 +24,20 @@ describe("simulate's watchdog", () => {
         "--no-crashes",
         "--stall-at-step",
         "7",
+        // Long enough that the steps before the stall (the engine's start included) never trip it on a busy
+        // machine; the stalled step never ends, so any bound finds it.
         "--watchdog-seconds",
-        "3"
+        "20"
       ],
-      { encoding: "utf8", timeout: 60_000 }
+      { encoding: "utf8", timeout: 100_000 }
     )
     assert.strictEqual(run.status, 1, run.stderr)
     const lines = run.stdout.trim().split("\n")
     assert.deepStrictEqual(lines.slice(-2), [
-      "simulation failed: seed=3 step=7 no progress for 3s (watchdog)",
+      "simulation failed: seed=3 step=7 no progress for 20s (watchdog)",
       "pnpm simulate --seed 3 --steps 7 --no-crashes"
     ])
-  }, 90_000)
+  }, 120_000)
 
   it("passes a run that makes progress through, with its own last line and exit code", () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", main, "--seed", "3", "--steps", "20", "--no-crashes"], {
