@@ -3,7 +3,7 @@
  * collection and nothing of the parent's heap is counted): sends every pending delivery of a seeded SQLite file to
  * the receiver and reports how long that took and the heap and RSS before, during (sampled) and after.
  *
- * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment, untraced and
+ * - `engine`: `supportEngineLayer` on the file without its dispatcher, then `DispatcherLive` (configured from the environment, untraced and
  *   logging JSON lines, as the standalone server runs it); the clock runs from starting the dispatcher until no
  *   delivery is pending.
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
@@ -109,13 +109,13 @@ const sampler = (request: DrainRequest, start: number) => {
 
 const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   // Loaded here, so that the raw loop's process starts without the engine's module graph.
-  const { engineLayer } = await import("@support-engine/storage")
+  const { supportEngineLayer } = await import("@support-engine/engine")
   const { DispatcherLive } = await import("@support-engine/webhooks")
   const { loggingLayer } = await import("@support-engine/http")
   const { Effect, Exit, Layer, ManagedRuntime, Option, References, Scope } = await import("effect")
   // Untraced and logging JSON lines, as the standalone server runs it (http's `Untraced` and `Logging.ts`).
   const runtime = ManagedRuntime.make(
-    engineLayer({ databaseUrl: `file:${request.file}` }).pipe(
+    supportEngineLayer({ databaseUrl: `file:${request.file}`, dispatcher: false }).pipe(
       Layer.provideMerge(loggingLayer({ format: Option.some("json"), level: Option.none() })),
       Layer.provide(Layer.succeed(References.TracerEnabled, false))
     )

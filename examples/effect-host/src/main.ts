@@ -1,5 +1,5 @@
 /**
- * An Effect program hosting support-engine (D3): one engine layer, the core services called directly under the
+ * An Effect program hosting support-engine: one engine layer, the core services called directly under the
  * principal a token resolves to, typed errors handled by tag, and the HTTP API served on the same engine.
  *
  * `pnpm start`: provisions a workspace and tokens, works through customers, conversations, messages and the event
@@ -25,26 +25,25 @@ import {
   UpdateConversation,
   Workspaces
 } from "@support-engine/core"
+import { supportEngineLayer } from "@support-engine/engine"
 import { makeClient, ServerLive } from "@support-engine/http"
-import { engineLayer } from "@support-engine/storage"
-import { DispatcherBackground } from "@support-engine/webhooks"
 import { Config, ConfigProvider, Console, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 
 /**
- * The engine, built once for the whole program: core services over migrated storage, with the training worker and
- * the webhook dispatcher running beside them. Everything below, the HTTP server included, shares this one instance
+ * The engine, built once for the whole program: core services over migrated storage, webhook subscriptions, and the
+ * webhook dispatcher and the training and reply workers running beside them. Everything below, the HTTP server included, shares this one instance
  * (with an in-memory database, a second instance would be a second, empty database).
  */
 const Engine = Layer.unwrap(
   Effect.map(
     Config.String("SUPPORT_DATABASE_URL").pipe(Config.withDefault("file::memory:")),
-    (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
+    (databaseUrl) => supportEngineLayer({ databaseUrl })
   )
 )
 
 /**
- * Provisioning (D8, D9): workspaces and tokens are engine operations for the host, not `/v1` endpoints, so they take
+ * Provisioning: workspaces and tokens are engine operations for the host, not `/v1` endpoints, so they take
  * no principal. A token's plain value exists only here, once; the engine keeps its hash.
  */
 const provision = Effect.gen(function*() {
@@ -65,7 +64,7 @@ const provision = Effect.gen(function*() {
 /**
  * Runs `self` as the holder of `token`, as an HTTP request with that bearer token would run: `Tokens.authenticate`
  * resolves it to a principal (workspace, abilities, actor) and every service reads that principal from the context
- * for its ability and workspace checks (D9-D11) and for the actor of the events it records (D44).
+ * for its ability and workspace checks and for the actor of the events it records.
  */
 const asToken = (token: Redacted.Redacted<string>) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -95,7 +94,7 @@ const support = Effect.gen(function*() {
   yield* conversations.update(conversation.id, new UpdateConversation({ priority: "high" }))
 
   // Expected failures are values in the error channel, each with its own tag: handle the one you expect and let
-  // the others through. Emails are unique per workspace, case-insensitively (D24): a 422 over HTTP.
+  // the others through. Emails are unique per workspace, case-insensitively: a 422 over HTTP.
   yield* customers.create(new CreateCustomer({ email: "ADA@example.com" })).pipe(
     Effect.catchTag(
       "ValidationError",
@@ -111,7 +110,7 @@ const program = Effect.gen(function*() {
 
   const customer = yield* support.pipe(asToken(writeToken))
 
-  // A read-only token may not write (D10): the service refuses before touching storage.
+  // A read-only token may not write: the service refuses before touching storage.
   yield* Effect.flatMap(Customers, (customers) => customers.create(new CreateCustomer({ first_name: "Grace" }))).pipe(
     asToken(readToken),
     Effect.catchTag(

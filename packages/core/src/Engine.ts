@@ -23,7 +23,9 @@ import { Training } from "./training/Training.js"
 import { TrainingProcessor } from "./training/TrainingProcessor.js"
 import { TrainingSignal } from "./training/TrainingSignal.js"
 import { TrainingWorker } from "./training/TrainingWorker.js"
-import { Tokens, Users, Workspaces } from "./workspaces/Workspaces.js"
+import { Tokens } from "./workspaces/Tokens.js"
+import { Users } from "./workspaces/Users.js"
+import { Workspaces } from "./workspaces/Workspaces.js"
 
 /** Every core service. */
 export const EngineServices = Layer.mergeAll(

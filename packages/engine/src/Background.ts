@@ -1,79 +1,77 @@
 /**
- * The engine's layer over the storage a URL names (D3): core services, the storage ports, the training worker and
- * the AI reply worker.
- * The Promise API over it (`createSupportEngine`, with webhook subscriptions and the dispatcher) is assembled in
- * `@support-engine/engine`, which may depend on the webhooks package; storage may not.
+ * The work an engine runs beside its services for as long as it lives: the training worker, the AI reply worker,
+ * the retention pruner, the sweep that erases expired previous webhook secrets, and the webhook dispatcher. Each
+ * fiber is started by building its layer and stopped by closing it; what a fiber holds (leases of training items,
+ * reply jobs and delivery attempts) is given back when it stops, so another process, or the next start, resumes it.
  */
 import {
-  EngineLive,
+  type DeliveryQueue,
   type EngineService,
+  type HostResolver,
+  type IdGenerator,
   PreviousSecretSweep,
   ReplyWorker,
   Retention,
   RetentionConfig,
-  TrainingWorker
+  TrainingWorker,
+  type WebhookConfig
 } from "@support-engine/core"
-import { Config, Layer, Schema } from "effect"
-import { AnswerModelLive } from "./ai/AnswerModelLive.js"
-import { StorageLive, type StoragePorts } from "./Storage.js"
+import type { StoragePorts } from "@support-engine/storage"
+import { Dispatcher, type WebhookTransport } from "@support-engine/webhooks"
+import { type Config, type Duration, Layer } from "effect"
 
-export interface EngineLayerOptions {
-  /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…` (D41). */
-  readonly databaseUrl?: string
-  /** Run the training worker in this process (D31). Default true; false for hosts that run it elsewhere. */
-  readonly trainingWorker?: boolean
-  /**
-   * Run the AI reply worker in this process (D53): agents with `auto_reply` answer customer messages. Default
-   * true; false for hosts that run it elsewhere (another process on the same PostgreSQL database).
-   */
-  readonly replyWorker?: boolean
-  /**
-   * Prune old events and finished deliveries in this process, at start and then hourly, as
-   * `SUPPORT_EVENT_RETENTION_DAYS` and `SUPPORT_DELIVERY_RETENTION_DAYS` say. Default true; false for hosts that
-   * leave it to another process on the same database.
-   */
-  readonly retention?: boolean
-  /**
-   * Background work to run beside the engine for as long as it lives (for example the webhook dispatcher
-   * from `@support-engine/webhooks`).
-   */
-  readonly background?: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
+/** Which background fibers run. A fiber left off is expected to run in another process on the same database. */
+export interface BackgroundOptions {
+  readonly trainingWorker: boolean
+  readonly replyWorker: boolean
+  readonly retention: boolean
+  readonly previousSecretSweep: boolean
+  /** The dispatcher's transport, when the dispatcher runs here; undefined when it does not. */
+  readonly dispatcher: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> | undefined
+  /** How often the training and reply workers look for work another process queued; default one second. */
+  readonly pollInterval: Duration.Input | undefined
+  /** More background work, run beside the rest. */
+  readonly extra: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
 }
 
-/** @deprecated the name before the Promise API moved to `@support-engine/engine`; use `EngineLayerOptions`. */
-export type SupportEngineOptions = EngineLayerOptions
+/** What the background fibers need: the engine's services, the storage ports, and the webhook settings. */
+export type BackgroundNeeds = EngineService | StoragePorts | WebhookConfig | HostResolver
 
-export const DEFAULT_DATABASE_URL = "file:./data/support.db"
+/**
+ * The pruner on the retention the environment sets (`SUPPORT_EVENT_RETENTION_DAYS`,
+ * `SUPPORT_DELIVERY_RETENTION_DAYS`): at start and then hourly. Invalid settings stop the start, naming the variable.
+ */
+export const RetentionPruner: Layer.Layer<never, Config.ConfigError, EngineService | StoragePorts> = Retention.pruner
+  .pipe(
+    Layer.provide(Retention.layer),
+    Layer.provide(RetentionConfig.fromEnv)
+  )
 
-/** `SUPPORT_DATABASE_URL` (D41), default `file:./data/support.db`: read here once for the CLI and the server. */
-export const DatabaseUrlConfig: Config.Config<string> = Config.schema(
-  Schema.String.check(Schema.makeFilter((url) => url.trim().length > 0, { message: "must not be empty" })),
-  "SUPPORT_DATABASE_URL"
-).pipe(Config.withDefault(DEFAULT_DATABASE_URL))
-
-/** The pruner on the retention the environment sets; invalid settings stop the start, naming the variable. */
-const RetentionPruner: Layer.Layer<never, Config.ConfigError, EngineService | StoragePorts> = Retention.pruner.pipe(
-  Layer.provide(Retention.layer),
-  Layer.provide(RetentionConfig.fromEnv)
+/** Erases expired previous webhook secrets, one statement a minute; every engine runs it unless told not to. */
+export const PreviousSecretSweeper: Layer.Layer<never, never, StoragePorts> = Layer.flatMap(
+  PreviousSecretSweep.layer,
+  () => Layer.empty
 )
 
-/** Core services over storage for `databaseUrl`, plus any background layers. Fails to build only when configuration (D41) is invalid. */
-export const engineLayer = (
-  options: EngineLayerOptions = {}
-): Layer.Layer<EngineService | StoragePorts, Config.ConfigError> => {
-  // The model agents answer with (SUPPORT_AI_PROVIDER); a remote provider without its key stops the start.
-  const engine = EngineLive.pipe(
-    Layer.provideMerge(Layer.merge(StorageLive(options.databaseUrl ?? DEFAULT_DATABASE_URL), AnswerModelLive))
+/** The dispatcher, built for its effect alone: it delivers for as long as the layer lives and provides nothing. */
+export const DispatcherRunning: Layer.Layer<
+  never,
+  never,
+  DeliveryQueue | IdGenerator | WebhookConfig | WebhookTransport
+> = Layer.flatMap(Dispatcher.layerWithoutDependencies, () => Layer.empty)
+
+/** The background fibers `options` asks for, as one layer. */
+export const backgroundWork = (
+  options: BackgroundOptions
+): Layer.Layer<never, Config.ConfigError, BackgroundNeeds> => {
+  const poll = options.pollInterval === undefined ? {} : { pollInterval: options.pollInterval }
+  return Layer.mergeAll(
+    Layer.empty,
+    ...(options.previousSecretSweep ? [PreviousSecretSweeper] : []),
+    ...(options.trainingWorker ? [TrainingWorker.layer(poll)] : []),
+    ...(options.replyWorker ? [ReplyWorker.layer(poll)] : []),
+    ...(options.retention ? [RetentionPruner] : []),
+    ...(options.dispatcher === undefined ? [] : [DispatcherRunning.pipe(Layer.provide(options.dispatcher))]),
+    ...options.extra
   )
-  // The training and reply workers and the pruner run with the engine unless the host runs them elsewhere (D31,
-  // D53); hosts add more (the dispatcher). Expired previous webhook secrets are erased by every engine (D46); the
-  // sweep is one cheap statement a minute.
-  const background = [
-    Layer.flatMap(PreviousSecretSweep.layer, () => Layer.empty),
-    ...(options.trainingWorker === false ? [] : [TrainingWorker.layer()]),
-    ...(options.replyWorker === false ? [] : [ReplyWorker.layer()]),
-    ...(options.retention === false ? [] : [RetentionPruner]),
-    ...(options.background ?? [])
-  ]
-  return Layer.provideMerge(Layer.mergeAll(Layer.empty, ...background), engine)
 }

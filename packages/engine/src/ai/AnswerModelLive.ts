@@ -1,5 +1,5 @@
 /**
- * The model AI agents answer with, as `SUPPORT_AI_PROVIDER` names it (D53): `local` (the default, offline), `openai`
+ * The model AI agents answer with, as `SUPPORT_AI_PROVIDER` names it: `local` (the default, offline), `openai`
  * (the Responses API, OpenAiModel.ts) or `anthropic` (the Messages API, AnthropicModel.ts), each an `effect/ai`
  * `LanguageModel` over `effect/http`'s fetch client. The agent's `model` names the provider's model. Keys and base
  * URLs: `SUPPORT_OPENAI_API_KEY`, `SUPPORT_OPENAI_BASE_URL`, `SUPPORT_ANTHROPIC_API_KEY`,
