@@ -1,7 +1,7 @@
 /**
  * In-process measurements in one process: the raw prepared statements, the Effect services (one Effect loop on
- * a `ManagedRuntime` over `supportEngineLayer` (no dispatcher), with tracing on as Effect's default has it, and off as a host that
- * collects no traces runs it: core's Tracing.ts), and the Promise facade (`createSupportEngine`, one awaited call
+ * a `ManagedRuntime` over `supportEngineLayer` without its dispatcher, with tracing on as Effect's default has it,
+ * and off as a host that collects no traces runs it: core's Tracing.ts), and the Promise facade (`createSupportEngine`, one awaited call
  * per operation; tracing off by design). Every read includes turning the result into the JSON text a response
  * would carry.
  */

@@ -3,9 +3,9 @@
  * collection and nothing of the parent's heap is counted): sends every pending delivery of a seeded SQLite file to
  * the receiver and reports how long that took and the heap and RSS before, during (sampled) and after.
  *
- * - `engine`: `supportEngineLayer` on the file without its dispatcher, then `DispatcherLive` (configured from the environment, untraced and
- *   logging JSON lines, as the standalone server runs it); the clock runs from starting the dispatcher until no
- *   delivery is pending.
+ * - `engine`: `supportEngineLayer` on the file without its dispatcher, then `DispatcherLive` (configured from the
+ *   environment, untraced and logging JSON lines, as the standalone server runs it); the clock runs from starting
+ *   the dispatcher until no delivery is pending.
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
  *   webhook, the webhook's secret is decrypted with node:crypto from its stored form (AES-256-GCM under the key file
  *   beside the database, as storage keeps it; once per stored value), the body and both signatures are made with

@@ -32,8 +32,9 @@ import { FetchHttpClient, HttpServer } from "effect/http"
 
 /**
  * The engine, built once for the whole program: core services over migrated storage, webhook subscriptions, and the
- * webhook dispatcher and the training and reply workers running beside them. Everything below, the HTTP server included, shares this one instance
- * (with an in-memory database, a second instance would be a second, empty database).
+ * webhook dispatcher and the training and reply workers running beside them. Everything below, the HTTP server
+ * included, shares this one instance (with an in-memory database, a second instance would be a second, empty
+ * database).
  */
 const Engine = Layer.unwrap(
   Effect.map(

@@ -1,5 +1,5 @@
 /**
- * The `support-engine` command (D40): provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve`, `mcp`,
+ * The `support-engine` command: provisioning (workspaces, users, tokens, webhooks), `migrate`, `serve`, `mcp`,
  * `secrets reencrypt`, and the operations `prune` and `backup`.
  * Input goes through core's request schemas, so the CLI accepts exactly what the engine does; validation
  * failures name the options the user typed.
@@ -207,8 +207,9 @@ const token = Command.make("token").pipe(
 const WebhookInput = Schema.Struct({ workspace_id: WorkspaceId, ...CreateWebhook.fields })
 
 /**
- * Subscriptions are made through the webhooks package's service, as the workspace's system principal (D44), so
- * the URL policy (https only, no private targets unless `SUPPORT_WEBHOOK_ALLOW_PRIVATE`, D36, D47) is the API's.
+ * Subscriptions are made through core's `Webhooks` service (the engine's layer provides it), as the workspace's
+ * system principal, so the URL policy (https only, no private targets unless `SUPPORT_WEBHOOK_ALLOW_PRIVATE`) is
+ * the API's.
  */
 const webhookCreate = Command.make(
   "create",

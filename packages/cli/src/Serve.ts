@@ -1,8 +1,8 @@
 /**
  * `support-engine serve`: migrate, run the engine with its background work (the webhook dispatcher among it),
- * listen, bootstrap an empty database, and stop gracefully. Resources are acquired in one scope and released in reverse: on SIGINT/SIGTERM the HTTP server
- * stops accepting connections and waits for in-flight requests before the dispatcher (and its leases) and the
- * engine (database) are released.
+ * listen, bootstrap an empty database, and stop gracefully. Resources are acquired in one scope and released in
+ * reverse: on SIGINT/SIGTERM the HTTP server stops accepting connections and waits for in-flight requests before
+ * the engine (its dispatcher and workers, which give back their leases, then the database) is released.
  */
 import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
 import {

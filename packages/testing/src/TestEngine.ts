@@ -1,9 +1,10 @@
 /**
- * `makeTestEngine`: the whole engine for a host's tests. Core's services on SQLite (an in-memory database unless a
- * URL is given), the webhook subscriptions service, the dispatcher delivering to the in-process `RecordingReceiver`,
- * and the training and reply workers running, all on the kit's test clock (EngineClock.ts, which Advance.ts moves): its
- * background fibers sleep on it, and so does whatever runs on the layer (`Effect.provide(makeTestEngine())` in an
- * `it.effect`, or `it.layer`). `PromiseTestEngine.ts` is its Promise twin for plain vitest.
+ * `makeTestEngine`: the whole engine for a host's tests, the engine package's `supportEngineLayer` with the kit's
+ * parts. Core's services on SQLite (an in-memory database unless a URL is given), the webhook subscriptions service,
+ * the dispatcher delivering to the in-process `RecordingReceiver`, and the training and reply workers running, all
+ * on the kit's test clock (EngineClock.ts, which Advance.ts moves): its background fibers sleep on it, and so does
+ * whatever runs on the layer (`Effect.provide(makeTestEngine())` in an `it.effect`, or `it.layer`).
+ * `PromiseTestEngine.ts` is its Promise twin for plain vitest.
  *
  * Ids come from `IdGenerator.Deterministic` (streams seeded from Effect's `Random`), so a seeded `Random` gives the
  * same ids every run; a host that reopens the engine passes `ids` of its own to keep one set of streams.

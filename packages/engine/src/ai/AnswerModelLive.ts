@@ -5,8 +5,8 @@
  * URLs: `SUPPORT_OPENAI_API_KEY`, `SUPPORT_OPENAI_BASE_URL`, `SUPPORT_ANTHROPIC_API_KEY`,
  * `SUPPORT_ANTHROPIC_BASE_URL`, read as `Redacted`.
  *
- * A remote provider's modules are imported only when it is chosen, as the PostgreSQL client is (Storage.ts): they
- * and the fetch client cost start time that a `local` engine does not pay.
+ * A remote provider's modules are imported only when it is chosen, as the PostgreSQL client is (storage's
+ * Storage.ts): they and the fetch client cost start time that a `local` engine does not pay.
  */
 import { AnswerModel, LocalAnswerModel } from "@support-engine/core"
 import { Config, Effect, Layer, Option, type Redacted, Schema, SchemaIssue } from "effect"
