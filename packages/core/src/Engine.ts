@@ -2,7 +2,7 @@
  * The engine's services as one layer. It needs the storage ports (`@support-engine/storage` provides them)
  * and an `IdGenerator` and a `TrainingProcessor`; `EngineLive` supplies the defaults (tests may supply
  * `IdGenerator.Deterministic`, hosts their own processor). The training worker and the reply worker run only where
- * a host starts `TrainingWorker.layer()` and `ReplyWorker.layer()` (the storage package's `engineLayer` does).
+ * a host starts `TrainingWorker.layer()` and `ReplyWorker.layer()` (the engine package's `supportEngineLayer` does).
  */
 import { Layer } from "effect"
 import { Agents } from "./agents/Agents.js"
