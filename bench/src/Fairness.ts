@@ -24,12 +24,10 @@ import {
   Principal,
   type PrincipalShape,
   Transactor,
-  WebhookConfig,
   Webhooks,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
-import { Dispatcher, DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, Fiber, Layer, ManagedRuntime, References, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
@@ -131,15 +129,8 @@ export const fairnessPhase = async (
   fast.keepAliveTimeout = 60_000
   const [silentPort, fastPort] = [await listen(silent), await listen(fast)]
 
-  const config = WebhookConfig.layer({ allowPrivate: true })
-  const services = Webhooks.layerWithoutDependencies.pipe(
-    Layer.provideMerge(Layer.merge(config, DnsHostResolver)),
-    Layer.provideMerge(engineLayer({ databaseUrl }))
-  )
-  const stack = Dispatcher.layerWithoutDependencies.pipe(
-    Layer.provideMerge(WebhookTransport.Undici),
-    Layer.provideMerge(services)
-  )
+  // The engine with its dispatcher on the undici transport, private targets allowed (the receivers are on loopback).
+  const stack = supportEngineLayer({ databaseUrl, webhooks: { allowPrivate: true } })
   // No log lines: B's deliveries would each write one to this terminal, which is not what is measured.
   const runtime = ManagedRuntime.make(stack.pipe(Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))))
   try {

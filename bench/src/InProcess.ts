@@ -1,7 +1,7 @@
 /**
  * In-process measurements in one process: the raw prepared statements, the Effect services (one Effect loop on
- * a `ManagedRuntime` over `engineLayer`, with tracing on as Effect's default has it, and off as a host that
- * collects no traces runs it: core's Tracing.ts), and the Promise facade (`createSupportEngine`, one awaited call
+ * a `ManagedRuntime` over `supportEngineLayer` without its dispatcher, with tracing on as Effect's default has it,
+ * and off as a host that collects no traces runs it: core's Tracing.ts), and the Promise facade (`createSupportEngine`, one awaited call
  * per operation; tracing off by design). Every read includes turning the result into the JSON text a response
  * would carry.
  */
@@ -21,7 +21,7 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { createSupportEngine } from "@support-engine/engine"
-import { engineLayer } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { performance } from "node:perf_hooks"
 import { pageFor } from "./Fixtures.js"
@@ -117,7 +117,7 @@ export const inProcess = async (seeded: Seeded, budget: Budget): Promise<InProce
       void JSON.stringify(raw.createConversation(rawPrincipal, { customer_id: pick(i), subject: "Bench" }))
   }
 
-  const runtime = ManagedRuntime.make(engineLayer({ databaseUrl: `file:${seeded.file}` }))
+  const runtime = ManagedRuntime.make(supportEngineLayer({ databaseUrl: `file:${seeded.file}`, dispatcher: false }))
   const principal = principalOf(seeded, rawPrincipal.organizationId)
   const engine = createSupportEngine({ databaseUrl: `file:${seeded.file}` })
   const api = await engine.withToken(seeded.token)
@@ -182,7 +182,7 @@ export const scaleLatency = async (seeded: Seeded, count: number): Promise<Scale
   const rawPrincipal = raw.authenticate(`Bearer ${seeded.token}`)
   if (rawPrincipal === null) throw new Error("seeded token does not authenticate")
   const url = new URL("http://127.0.0.1/v1/customers?per_page=15")
-  const runtime = ManagedRuntime.make(engineLayer({ databaseUrl: `file:${seeded.file}` }))
+  const runtime = ManagedRuntime.make(supportEngineLayer({ databaseUrl: `file:${seeded.file}`, dispatcher: false }))
   const principal = principalOf(seeded, rawPrincipal.organizationId)
   const probes: Record<
     ScaleProbe,

@@ -14,14 +14,12 @@ import {
   CreateWorkspace,
   Principal,
   type PrincipalShape,
-  WebhookConfig,
   Webhooks,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
-import { DnsHostResolver } from "@support-engine/webhooks"
+import { supportEngineLayer } from "@support-engine/engine"
 import Database from "better-sqlite3"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, rmSync } from "node:fs"
@@ -89,10 +87,11 @@ export const RAW_BATCH = 100
 
 /** A database with one webhook on `url` and `count` pending deliveries to it, due in the past. */
 export const seedDeliveries = async (file: string, url: string, count: number): Promise<void> => {
-  const services = Webhooks.layerWithoutDependencies.pipe(
-    Layer.provideMerge(Layer.merge(WebhookConfig.layer({ allowPrivate: true }), DnsHostResolver)),
-    Layer.provideMerge(engineLayer({ databaseUrl: `file:${file}` }))
-  )
+  const services = supportEngineLayer({
+    databaseUrl: `file:${file}`,
+    dispatcher: false,
+    webhooks: { allowPrivate: true }
+  })
   const { webhookId, workspaceId } = await Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Bench webhooks" }))
     const principal: PrincipalShape = {

@@ -3,9 +3,9 @@
  * collection and nothing of the parent's heap is counted): sends every pending delivery of a seeded SQLite file to
  * the receiver and reports how long that took and the heap and RSS before, during (sampled) and after.
  *
- * - `engine`: `engineLayer` on the file, then `DispatcherLive` (configured from the environment, untraced and
- *   logging JSON lines, as the standalone server runs it); the clock runs from starting the dispatcher until no
- *   delivery is pending.
+ * - `engine`: `supportEngineLayer` on the file without its dispatcher, then `DispatcherLive` (configured from the
+ *   environment, untraced and logging JSON lines, as the standalone server runs it); the clock runs from starting
+ *   the dispatcher until no delivery is pending.
  * - `engine-stock-transport`: the same dispatcher on `WebhookTransport.HttpClient` (effect/http's client with
  *   `Effect.timeout`) instead of the undici seam: the seam's A/B (`--modes=engine,engine-stock-transport`).
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
@@ -112,14 +112,14 @@ const sampler = (request: DrainRequest, start: number) => {
 
 const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   // Loaded here, so that the raw loop's process starts without the engine's module graph.
-  const { engineLayer } = await import("@support-engine/storage")
+  const { supportEngineLayer } = await import("@support-engine/engine")
   const { Dispatcher, DispatcherLive, DnsHostResolver, WebhookTransport } = await import("@support-engine/webhooks")
   const { WebhookConfig } = await import("@support-engine/core")
   const { loggingLayer } = await import("@support-engine/http")
   const { Effect, Exit, Layer, ManagedRuntime, Option, References, Scope } = await import("effect")
   // Untraced and logging JSON lines, as the standalone server runs it (http's `Untraced` and `Logging.ts`).
   const runtime = ManagedRuntime.make(
-    engineLayer({ databaseUrl: `file:${request.file}` }).pipe(
+    supportEngineLayer({ databaseUrl: `file:${request.file}`, dispatcher: false }).pipe(
       Layer.provideMerge(loggingLayer({ format: Option.some("json"), level: Option.none() })),
       Layer.provide(Layer.succeed(References.TracerEnabled, false))
     )

@@ -30,7 +30,7 @@ import {
   Users,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect } from "effect"
 import { ARTICLES } from "./Articles.js"
 import { ESCALATION_RULES, type EvalQuestion, QUESTIONS } from "./Questions.js"
@@ -223,4 +223,11 @@ export const runEval = (options: EvalOptions) =>
     }
     options.log(summaryLine(options.provider, overall))
     return overall
-  }).pipe(Effect.provide(engineLayer({ databaseUrl: options.databaseUrl, trainingWorker: false, replyWorker: false })))
+  }).pipe(Effect.provide(
+    supportEngineLayer({
+      databaseUrl: options.databaseUrl,
+      trainingWorker: false,
+      replyWorker: false,
+      dispatcher: false
+    })
+  ))

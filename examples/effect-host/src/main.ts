@@ -25,21 +25,21 @@ import {
   UpdateConversation,
   Workspaces
 } from "@support-engine/core"
+import { supportEngineLayer } from "@support-engine/engine"
 import { makeClient, ServerLive } from "@support-engine/http"
-import { engineLayer } from "@support-engine/storage"
-import { DispatcherBackground } from "@support-engine/webhooks"
 import { Config, ConfigProvider, Console, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 
 /**
- * The engine, built once for the whole program: core services over migrated storage, with the training worker and
- * the webhook dispatcher running beside them. Everything below, the HTTP server included, shares this one instance
- * (with an in-memory database, a second instance would be a second, empty database).
+ * The engine, built once for the whole program: core services over migrated storage, webhook subscriptions, and the
+ * webhook dispatcher and the training and reply workers running beside them. Everything below, the HTTP server
+ * included, shares this one instance (with an in-memory database, a second instance would be a second, empty
+ * database).
  */
 const Engine = Layer.unwrap(
   Effect.map(
     Config.String("SUPPORT_DATABASE_URL").pipe(Config.withDefault("file::memory:")),
-    (databaseUrl) => engineLayer({ databaseUrl, background: [DispatcherBackground] })
+    (databaseUrl) => supportEngineLayer({ databaseUrl })
   )
 )
 

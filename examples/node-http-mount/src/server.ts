@@ -2,9 +2,8 @@
  * An existing plain node:http server (no Effect in its own code) that mounts the support-engine API beside its own
  * routes. `makeNodeHandler` turns the engine into a `(req, res)` listener; the host decides which requests it gets.
  */
+import { supportEngineLayer } from "@support-engine/engine"
 import { makeNodeHandler } from "@support-engine/http"
-import { engineLayer } from "@support-engine/storage"
-import { DispatcherBackground } from "@support-engine/webhooks"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -49,7 +48,7 @@ const hostRoutes = (request: IncomingMessage, response: ServerResponse, path: st
 export const startHost = async (options: HostOptions): Promise<RunningHost> => {
   // The handler builds the engine in its own runtime, once, starting now: migrations, then the training worker and
   // the webhook dispatcher (so webhooks created through /v1 are delivered). Requests wait for it; `dispose` stops it.
-  const engine = makeNodeHandler(engineLayer({ databaseUrl: options.databaseUrl, background: [DispatcherBackground] }))
+  const engine = makeNodeHandler(supportEngineLayer({ databaseUrl: options.databaseUrl }))
 
   let closing: Promise<void> | undefined
   const server = createServer((request, response) => {

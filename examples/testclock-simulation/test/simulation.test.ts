@@ -22,23 +22,18 @@ import {
   CreateWebhook,
   CreateWorkspace,
   Customers,
-  EngineServices,
-  IdGenerator,
   ListWebhookDeliveries,
   Principal,
   type PrincipalShape,
   Tokens,
   Training,
   TrainingProcessor,
-  TrainingWorker,
-  WebhookConfig,
   type WebhookId,
   Webhooks,
   Workspaces
 } from "@support-engine/core"
-import { StorageLive } from "@support-engine/storage"
-import { DnsHostResolver } from "@support-engine/webhooks"
-import { Dispatcher, verify, WebhookTransport } from "@support-engine/webhooks"
+import { supportEngineLayer } from "@support-engine/engine"
+import { verify } from "@support-engine/webhooks"
 import { Clock, Context, DateTime, Duration, Effect, Layer, Queue, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -58,38 +53,29 @@ let databases = 0
 const freshDatabaseUrl = () => `file:${join(dir, `simulation-${++databases}.db`)}`
 
 /**
- * The engine as storage's `engineLayer` composes it: core's services over migrated storage, with the training worker
- * running. Composed from its parts here for two reasons a host's tests are likely to share:
- * - the host's own `TrainingProcessor` goes in here (the default completes every item at once);
- * - the training worker's fallback poll, which looks for work queued by other processes, is a day instead of a
- *   second. Under the TestClock every poll is a wake-up with a database read, and `TestClock.adjust` runs each
- *   wake-up on its way to the target time: jumping hours ahead would mean thousands of them.
- */
-const engineCore = (processor: Layer.Layer<TrainingProcessor>) =>
-  TrainingWorker.layer({ pollInterval: Duration.days(1) }).pipe(
-    Layer.provideMerge(EngineServices),
-    Layer.provideMerge(Layer.merge(processor, IdGenerator.layer)),
-    Layer.provideMerge(StorageLive(freshDatabaseUrl()))
-  )
-
-/**
- * The engine plus the webhook subscriptions service and the dispatcher on the real HTTP transport, on a new database.
- * Provide it inside the test body: a layer built there runs its background fibers on that test's `TestClock`.
- *
- * - `allowPrivate`: the receiver is plain http on 127.0.0.1, which production settings refuse (D36, D41, D47).
- * - `pollInterval`: the dispatcher's own fallback poll, a day for the same reason as the worker's. Every wake-up is
- *   then tied to a due time, so each retry happens exactly when D38 says.
+ * The engine (`supportEngineLayer` of `@support-engine/engine`) on a new database: core's services over migrated
+ * storage, webhook subscriptions, the dispatcher on the real HTTP transport and the training worker. Provide it
+ * inside the test body: a layer built there runs its background fibers on that test's `TestClock`. Its options and
+ * parts say what a host's tests are likely to change:
+ * - the host's own `TrainingProcessor` (the default completes every item at once);
+ * - `allowPrivate`: the receiver is plain http on 127.0.0.1, which production settings refuse;
+ * - the fallback polls of the dispatcher and the workers, which look for work queued by other processes, are a day
+ *   instead of a second. Under the TestClock every poll is a wake-up with a database read, and `TestClock.adjust`
+ *   runs each wake-up on its way to the target time: jumping hours ahead would mean thousands of them. Every
+ *   wake-up is then tied to a due time, so each retry happens exactly when the retry timetable says;
+ * - the reply worker, the retention pruner and the previous-secret sweep are off: these scenarios need none of them,
+ *   and the sweep wakes every minute.
  */
 const engine = (processor: Layer.Layer<TrainingProcessor> = TrainingProcessor.layer) =>
-  Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
-    Layer.provide(WebhookTransport.Undici),
-    Layer.provideMerge(Layer.merge(
-      WebhookConfig.layer({ allowPrivate: true, pollInterval: Duration.days(1) }),
-      DnsHostResolver
-    )),
-    Layer.provideMerge(engineCore(processor)),
-    Layer.orDie
-  )
+  supportEngineLayer(
+    {
+      databaseUrl: freshDatabaseUrl(),
+      webhooks: { allowPrivate: true, pollInterval: Duration.days(1) },
+      replyWorker: false,
+      retention: false
+    },
+    { processor, pollInterval: Duration.days(1), previousSecretSweep: false }
+  ).pipe(Layer.orDie)
 
 /** A workspace and the principal of a write token of it, resolved as the HTTP API resolves a bearer token (D9). */
 const workspaceAndPrincipal = Effect.gen(function*() {

@@ -18,14 +18,12 @@ import {
   Messages,
   Principal,
   UpdateConversation,
-  WebhookConfig,
   Webhooks,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
-import { DnsHostResolver } from "@support-engine/webhooks"
-import { Dispatcher, type WebhookPayload, WebhookTransport } from "@support-engine/webhooks"
-import { Deferred, Duration, Effect, Layer, Redacted } from "effect"
+import { supportEngineLayer } from "@support-engine/engine"
+import type { WebhookPayload } from "@support-engine/webhooks"
+import { Deferred, Duration, Effect, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -121,15 +119,10 @@ if (args.includes("--listen")) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), "webhook-receiver-demo-"))
   // A receiver on 127.0.0.1 over http is only reachable with private targets allowed: a demo setting.
-  const settings = Layer.merge(
-    WebhookConfig.layer({ allowPrivate: true, retryBase: Duration.seconds(1) }),
-    DnsHostResolver
-  )
-  const engine = Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
-    Layer.provide(WebhookTransport.Undici),
-    Layer.provideMerge(settings),
-    Layer.provideMerge(engineLayer({ databaseUrl: `file:${join(dir, "support.db")}` }))
-  )
+  const engine = supportEngineLayer({
+    databaseUrl: `file:${join(dir, "support.db")}`,
+    webhooks: { allowPrivate: true, retryBase: Duration.seconds(1) }
+  })
   try {
     await Effect.runPromise(Effect.scoped(demo).pipe(Effect.provide(engine)))
   } finally {

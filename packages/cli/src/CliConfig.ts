@@ -1,13 +1,14 @@
 /**
  * The configuration the CLI itself reads, through Effect `Config` only: the database URL. The rest is read
  * where it is used, once: `SUPPORT_HOST`/`SUPPORT_PORT` (`listenConfig`) and `SUPPORT_MAX_BODY_BYTES`
- * (`HttpConfig.fromEnv`) by the http package's `ServerLive`, `SUPPORT_WEBHOOK_*` by the webhooks package's
+ * (`HttpConfig.fromEnv`) by the http package's `ServerLive`, `SUPPORT_WEBHOOK_*` by core's
  * `WebhookConfig.fromEnv`, `SUPPORT_DEFAULT_AGENT_MODEL` by core's `Agents`. docs/configuration.md lists them all.
  */
-import { DatabaseUrlConfig, parseDatabaseUrl } from "@support-engine/storage"
+import { DatabaseUrlConfig } from "@support-engine/engine"
+import { parseDatabaseUrl } from "@support-engine/storage"
 import type { Config } from "effect"
 
-/** `SUPPORT_DATABASE_URL` (default `file:./data/support.db`), as storage reads it. */
+/** `SUPPORT_DATABASE_URL` (default `file:./data/support.db`), as the engine package reads it. */
 export const databaseUrl: Config.Config<string> = DatabaseUrlConfig
 
 /**

@@ -30,7 +30,6 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { backupDatabase, clientLayer, migrate, reencryptSecrets, StorageLive } from "@support-engine/storage"
-import { WebhooksLive } from "@support-engine/webhooks"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
@@ -206,11 +205,11 @@ const token = Command.make("token").pipe(
 )
 
 const WebhookInput = Schema.Struct({ workspace_id: WorkspaceId, ...CreateWebhook.fields })
-const WebhooksEngine = Layer.provideMerge(WebhooksLive, ProvisioningEngine)
 
 /**
- * Subscriptions are made through the webhooks package's service, as the workspace's system principal, so
- * the URL policy (https only, no private targets unless `SUPPORT_WEBHOOK_ALLOW_PRIVATE`) is the API's.
+ * Subscriptions are made through core's `Webhooks` service (the engine's layer provides it), as the workspace's
+ * system principal, so the URL policy (https only, no private targets unless `SUPPORT_WEBHOOK_ALLOW_PRIVATE`) is
+ * the API's.
  */
 const webhookCreate = Command.make(
   "create",
@@ -249,7 +248,7 @@ const webhookCreate = Command.make(
           secret
         ].join("\n")
       )
-    }).pipe(Effect.provide(WebhooksEngine))
+    }).pipe(Effect.provide(ProvisioningEngine))
 ).pipe(Command.withDescription("Subscribe a URL to a workspace's events; the signing secret is printed once"))
 
 const webhook = Command.make("webhook").pipe(

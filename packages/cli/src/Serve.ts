@@ -1,11 +1,12 @@
 /**
- * `support-engine serve` (D42): migrate, run the webhook dispatcher, listen, bootstrap an empty database, and
- * stop gracefully. Resources are acquired in one scope and released in reverse: on SIGINT/SIGTERM the HTTP server
- * stops accepting connections and waits for in-flight requests before the dispatcher (and its leases) and the
- * engine (database) are released.
+ * `support-engine serve`: migrate, run the engine with its background work (the webhook dispatcher among it),
+ * listen, bootstrap an empty database, and stop gracefully. Resources are acquired in one scope and released in
+ * reverse: on SIGINT/SIGTERM the HTTP server stops accepting connections and waits for in-flight requests before
+ * the engine (its dispatcher and workers, which give back their leases, then the database) is released.
  */
 import { type ApiToken, CreateApiToken, CreateWorkspace, Tokens, Transactor, Workspaces } from "@support-engine/core"
 import {
+  EngineFromEnv,
   type LogFormat,
   LoggingFromEnv,
   MetricsListener,
@@ -13,15 +14,13 @@ import {
   ServerLive,
   TelemetryFromEnv
 } from "@support-engine/http"
-import { DispatcherLive } from "@support-engine/webhooks"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
 import { databaseUrl, describeDatabase } from "./CliConfig.js"
-import { ServerEngine } from "./Engine.js"
 import { exportLine } from "./Output.js"
 
-/** The name of the workspace made on an empty database (D42). */
+/** The name of the workspace made on an empty database. */
 export const DEFAULT_WORKSPACE_NAME = "Default"
 
 /**
@@ -99,8 +98,8 @@ const announce = (options: {
  * The server until interrupted: `NodeRuntime.runMain` interrupts it on SIGINT/SIGTERM. The bootstrap runs once the
  * server listens, so that a server that cannot start (port taken) does not create a token nobody sees. Resources
  * are released in reverse: the HTTP server stops accepting and lets requests in flight finish (at most
- * `SUPPORT_SHUTDOWN_TIMEOUT_MS`), the metrics listener closes, the dispatcher gives back its delivery leases, the
- * engine (training and reply workers, which give back their leases, and the database) closes, and the OTLP
+ * `SUPPORT_SHUTDOWN_TIMEOUT_MS`), the metrics listener closes, the engine closes (its dispatcher and its training
+ * and reply workers give back their leases, then the database closes), and the OTLP
  * exporters flush. Tracing is off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set (http's Telemetry.ts); logs go
  * through the logger of `SUPPORT_LOG_FORMAT`/`SUPPORT_LOG_LEVEL`, `logFormat` (`--log-format`) first.
  */
@@ -110,8 +109,7 @@ export const serveWith = (logFormat: Option.Option<LogFormat>) =>
     // First built, last released: the exporters flush what the rest recorded while it stopped.
     const telemetry = yield* Layer.build(TelemetryFromEnv)
     return yield* Effect.gen(function*() {
-      const engine = yield* Layer.build(ServerEngine)
-      yield* Layer.build(DispatcherLive).pipe(Effect.provide(engine))
+      const engine = yield* Layer.build(EngineFromEnv)
       const metrics = yield* Layer.build(MetricsServerFromEnv).pipe(Effect.provide(engine))
       const server = yield* Layer.build(ServerLive).pipe(Effect.provide(engine))
       const bootstrapped = yield* Effect.provide(bootstrap, engine)

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Workspaces } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,12 +19,13 @@ const SERVERS = 4
 const race = (databaseUrl: string) =>
   Effect.gen(function*() {
     const count = Effect.flatMap(Workspaces, (w) => w.list).pipe(Effect.map((all) => all.length))
-    yield* Effect.provide(count, engineLayer({ databaseUrl }))
+    yield* Effect.provide(count, supportEngineLayer({ databaseUrl, dispatcher: false }))
     const outcomes = yield* Effect.all(
-      Array.from({ length: SERVERS }, () => Effect.provide(bootstrap, engineLayer({ databaseUrl }))),
+      Array.from({ length: SERVERS }, () =>
+        Effect.provide(bootstrap, supportEngineLayer({ databaseUrl, dispatcher: false }))),
       { concurrency: "unbounded" }
     )
-    const workspaces = yield* Effect.provide(count, engineLayer({ databaseUrl }))
+    const workspaces = yield* Effect.provide(count, supportEngineLayer({ databaseUrl, dispatcher: false }))
     return { created: outcomes.filter(Option.isSome).length, workspaces }
   })
 

@@ -16,8 +16,7 @@ import {
   Workspace,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
-import { WebhooksLive } from "@support-engine/webhooks"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, FileSystem, Layer, Redacted, Schema } from "effect"
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -29,7 +28,7 @@ const TIMEOUT = 120_000
 const fresh = Effect.gen(function*() {
   const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped({ prefix: "support-engine-cli-" })
   const databaseUrl = `file:${dir}/support.db`
-  return { env: { SUPPORT_DATABASE_URL: databaseUrl }, engine: engineLayer({ databaseUrl }) }
+  return { env: { SUPPORT_DATABASE_URL: databaseUrl }, engine: supportEngineLayer({ databaseUrl, dispatcher: false }) }
 })
 
 const TokenOutput = Schema.Struct({ ...ApiToken.fields, token: Schema.String })
@@ -300,7 +299,7 @@ describe("support-engine provisioning (D40)", () => {
         assert.deepStrictEqual(created.events, ["conversation.created", "customer.updated"])
         assert.isTrue(created.is_active)
 
-        const context = yield* Layer.build(Layer.provideMerge(WebhooksLive, engine))
+        const context = yield* Layer.build(engine)
         const stored = yield* Effect.flatMap(Webhooks, (webhooks) => webhooks.get(WebhookId.make(created.id))).pipe(
           Effect.provideService(Principal, Principal.system(workspace.id, workspace.organization_id)),
           Effect.provide(context)

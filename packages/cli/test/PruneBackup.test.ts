@@ -5,7 +5,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { CreateWorkspace, Events, ListEvents, Principal, Transactor, Workspaces } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, Fiber, FileSystem, Ref } from "effect"
 import { createHmac } from "node:crypto"
 import { copyFileSync, existsSync, rmSync, statSync } from "node:fs"
@@ -32,7 +32,7 @@ describe("support-engine prune (D56)", () => {
         const dir = yield* freshDir
         const databaseUrl = `file:${dir}/support.db`
         const env = { SUPPORT_DATABASE_URL: databaseUrl }
-        const engine = engineLayer({ databaseUrl, retention: false })
+        const engine = supportEngineLayer({ databaseUrl, retention: false, dispatcher: false })
         const total = Effect.gen(function*() {
           const [workspace] = yield* (yield* Workspaces).list
           const page = yield* (yield* Events).list(new ListEvents({})).pipe(

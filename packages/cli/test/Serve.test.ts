@@ -5,7 +5,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Workspaces } from "@support-engine/core"
-import { engineLayer } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, Fiber, FileSystem } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:net"
@@ -225,7 +225,7 @@ describe("support-engine serve (D42)", () => {
         assert.strictEqual(result.stdout, "")
         assert.match(result.stderr, /^Error: the HTTP server could not start: listen EADDRINUSE/)
         const workspaces = yield* Effect.flatMap(Workspaces, (w) => w.list).pipe(
-          Effect.provide(engineLayer({ databaseUrl: env.SUPPORT_DATABASE_URL }))
+          Effect.provide(supportEngineLayer({ databaseUrl: env.SUPPORT_DATABASE_URL, dispatcher: false }))
         )
         assert.strictEqual(workspaces.length, 0)
       }).pipe(Effect.provide(NodeServices.layer)),

@@ -2,7 +2,7 @@
  * The engine's services as one layer. It needs the storage ports (`@support-engine/storage` provides them)
  * and an `IdGenerator` and a `TrainingProcessor`; `EngineLive` supplies the defaults (tests may supply
  * `IdGenerator.Deterministic`, hosts their own processor). The training worker and the reply worker run only where
- * a host starts `TrainingWorker.layer()` and `ReplyWorker.layer()` (the storage package's `engineLayer` does).
+ * a host starts `TrainingWorker.layer()` and `ReplyWorker.layer()` (the engine package's `supportEngineLayer` does).
  */
 import { Layer } from "effect"
 import { Agents } from "./agents/Agents.js"
@@ -23,7 +23,9 @@ import { Training } from "./training/Training.js"
 import { TrainingProcessor } from "./training/TrainingProcessor.js"
 import { TrainingSignal } from "./training/TrainingSignal.js"
 import { TrainingWorker } from "./training/TrainingWorker.js"
-import { Tokens, Users, Workspaces } from "./workspaces/Workspaces.js"
+import { Tokens } from "./workspaces/Tokens.js"
+import { Users } from "./workspaces/Users.js"
+import { Workspaces } from "./workspaces/Workspaces.js"
 
 /** Every core service. */
 export const EngineServices = Layer.mergeAll(

@@ -1,15 +1,28 @@
 /**
- * The whole embedded engine in one call (D3): core services on the storage a URL names, webhook subscriptions, and
- * the background work that makes in-process behaviour the same as the server's: the webhook dispatcher and the
- * training and reply workers run by default. This package sits on top (it depends on storage and webhooks, neither
- * depends on it), so no arrow points back up: storage cannot import the dispatcher, and the dispatcher needs no
- * storage.
+ * The engine assembled in one layer: core's services over the storage a database URL names, the model agents answer
+ * with (AnswerModelLive.ts), core's webhook subscriptions with the system's resolver, and the background work
+ * (Background.ts). Every host builds the engine here: the Promise API, the standalone server, the CLI and the test
+ * kit. This package sits on top of storage and webhooks (neither depends on it), so the dispatcher and storage meet
+ * here and nowhere below.
  */
-import { type EngineService, WebhookConfig, Webhooks, type WebhookSettings } from "@support-engine/core"
-import { engineLayer, type StoragePorts } from "@support-engine/storage"
-import { makeSupportEngine, type SupportEngine } from "@support-engine/storage/Facade"
-import { Dispatcher, DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
-import { type Config, Layer } from "effect"
+import {
+  type AnswerModel,
+  type EngineService,
+  EngineServices,
+  type HostResolver,
+  IdGenerator,
+  TrainingProcessor,
+  WebhookConfig,
+  Webhooks,
+  type WebhookSettings
+} from "@support-engine/core"
+import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
+import { DnsHostResolver, WebhookTransport } from "@support-engine/webhooks"
+import { type Config, type Duration, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
+import { AnswerModelLive } from "./ai/AnswerModelLive.js"
+import { backgroundWork } from "./Background.js"
+import { DEFAULT_DATABASE_URL } from "./DatabaseUrl.js"
 
 export interface SupportEngineOptions {
   /** `file:./data/support.db` (default), `file::memory:`, or `postgres://…`. */
@@ -29,52 +42,85 @@ export interface SupportEngineOptions {
    * to another process on the same database.
    */
   readonly retention?: boolean
+  /**
+   * Run background work at all. Default true; false builds the services alone, with no fiber running beside them
+   * (no dispatcher, workers, pruner or secret sweep, whatever the options above say): for a command that lives a
+   * second, where a worker could claim an item only to be stopped mid-way and leave it leased.
+   */
+  readonly backgroundWork?: boolean
   /** Webhook settings in code; anything left out takes its default. Without it, `SUPPORT_WEBHOOK_*` are read. */
   readonly webhooks?: Partial<WebhookSettings>
   /** More background work to run beside the engine for as long as it lives. */
   readonly background?: ReadonlyArray<Layer.Layer<never, never, EngineService | StoragePorts>>
 }
 
-/** What the engine's layer provides: every core service (webhook subscriptions included) and the storage ports. */
-export type SupportEngineServices = EngineService | StoragePorts | Webhooks
-
-/**
- * The engine as a layer for Effect hosts: `engineLayer` of storage, core's `Webhooks` with the system's resolver,
- * and unless turned off the dispatcher, the training worker and the reply worker. Closing it stops them: attempts in flight are
- * interrupted and their leases given back, so another process (or the next start) sends them.
- */
-export const supportEngineLayer = (
-  options: SupportEngineOptions = {}
-): Layer.Layer<SupportEngineServices, Config.ConfigError> => {
-  const config = options.webhooks === undefined ? WebhookConfig.fromEnv : WebhookConfig.layer(options.webhooks)
-  const base = engineLayer({
-    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
-    ...(options.trainingWorker === undefined ? {} : { trainingWorker: options.trainingWorker }),
-    ...(options.replyWorker === undefined ? {} : { replyWorker: options.replyWorker }),
-    ...(options.retention === undefined ? {} : { retention: options.retention }),
-    ...(options.background === undefined ? {} : { background: options.background })
-  })
-  const support = Layer.merge(config, DnsHostResolver)
-  const webhooks = Webhooks.layerWithoutDependencies.pipe(Layer.provide(support))
-  // Built for its effect alone: the dispatcher runs for as long as the layer lives and provides nothing.
-  const dispatcher = options.dispatcher === false ? Layer.empty : Layer.empty.pipe(
-    Layer.provide(Dispatcher.layerWithoutDependencies),
-    Layer.provide(WebhookTransport.Undici),
-    Layer.provide(support)
-  )
-  return Layer.mergeAll(webhooks, dispatcher).pipe(Layer.provideMerge(base))
+/** Parts of the engine a test kit or a host swaps for its own; each left out takes the engine's default. */
+export interface EngineParts {
+  /** The storage, in place of the one `databaseUrl` names (the test kit's draws deterministic ids). */
+  readonly storage?: Layer.Layer<StoragePorts | SqlClient.SqlClient, Config.ConfigError>
+  /** The id generator of the services; default `IdGenerator.layer`. Pass the storage's own when swapping both. */
+  readonly ids?: Layer.Layer<IdGenerator>
+  /** The host's training processor; default completes every item at once. */
+  readonly processor?: Layer.Layer<TrainingProcessor>
+  /** The model agents answer with; default the one `SUPPORT_AI_PROVIDER` names. */
+  readonly answerModel?: Layer.Layer<AnswerModel, Config.ConfigError>
+  /** Services put between storage and core, over the ones storage provides (a decorated port, a model). */
+  readonly overrides?: Layer.Layer<never, never, StoragePorts>
+  /** How the dispatcher sends an attempt; default undici over the network. */
+  readonly transport?: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver>
+  /** How webhook hosts resolve; default the system's resolver. */
+  readonly hostResolver?: Layer.Layer<HostResolver>
+  /** How often the training and reply workers look for work another process queued; default one second. */
+  readonly pollInterval?: Duration.Input
+  /** Erase expired previous webhook secrets in this process (a sweep a minute). Default true. */
+  readonly previousSecretSweep?: boolean
 }
 
 /**
- * The Promise API (D3b). Call `dispose()` when done: it stops the dispatcher (leases of attempts in flight are given
- * back), the training worker and the reply worker (their leases given back too), then closes the database.
- *
- * @example
- * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })
- * const workspace = await engine.workspaces.create({ name: "Acme" })
- * const api = await engine.workspace(workspace.id)
- * await api.companies.create({ name: "Globex" })
- * await engine.dispose()
+ * What the engine's layer provides: every core service (webhook subscriptions included), the storage ports, the SQL
+ * client they run on, and the webhook settings and resolver in use.
  */
-export const createSupportEngine = (options: SupportEngineOptions = {}): SupportEngine =>
-  makeSupportEngine(supportEngineLayer(options))
+export type SupportEngineServices =
+  | EngineService
+  | StoragePorts
+  | Webhooks
+  | SqlClient.SqlClient
+  | WebhookConfig
+  | HostResolver
+
+/**
+ * The engine as a layer for Effect hosts: core's services on migrated storage, webhook subscriptions, and unless
+ * turned off the dispatcher, the training and reply workers, the retention pruner and the previous-secret sweep.
+ * Closing it stops them: attempts in flight are interrupted and their leases given back, so another process (or the
+ * next start) sends them. It fails to build only when configuration is invalid.
+ */
+export const supportEngineLayer = (
+  options: SupportEngineOptions = {},
+  parts: EngineParts = {}
+): Layer.Layer<SupportEngineServices, Config.ConfigError> => {
+  const ids = parts.ids ?? IdGenerator.layer
+  const storage = parts.storage ?? StorageWithIds(options.databaseUrl ?? DEFAULT_DATABASE_URL, ids)
+  const services = EngineServices.pipe(
+    Layer.provideMerge(Layer.merge(parts.processor ?? TrainingProcessor.layer, ids)),
+    Layer.provideMerge(parts.overrides ?? Layer.empty),
+    Layer.provideMerge(Layer.merge(storage, parts.answerModel ?? AnswerModelLive))
+  )
+  const settings = Layer.merge(
+    options.webhooks === undefined ? WebhookConfig.fromEnv : WebhookConfig.layer(options.webhooks),
+    parts.hostResolver ?? DnsHostResolver
+  )
+  const running = options.backgroundWork !== false
+  const background = backgroundWork({
+    trainingWorker: running && options.trainingWorker !== false,
+    replyWorker: running && options.replyWorker !== false,
+    retention: running && options.retention !== false,
+    previousSecretSweep: running && parts.previousSecretSweep !== false,
+    dispatcher: running && options.dispatcher !== false ? parts.transport ?? WebhookTransport.Undici : undefined,
+    pollInterval: parts.pollInterval,
+    extra: running ? options.background ?? [] : []
+  })
+  return Layer.merge(Webhooks.layerWithoutDependencies, background).pipe(
+    Layer.provideMerge(settings),
+    Layer.provideMerge(services)
+  )
+}

@@ -1,2 +1,13 @@
-export type { SupportEngine, WorkspaceApi, WorkspaceSessionOptions } from "@support-engine/storage/Facade"
+export { AnswerModelLive } from "./ai/AnswerModelLive.js"
+export * from "./DatabaseUrl.js"
+export {
+  createSupportEngine,
+  type FacadeServices,
+  type KeyOptions,
+  makeRunner,
+  makeSupportEngine,
+  type SupportEngine,
+  type WorkspaceApi,
+  type WorkspaceSessionOptions
+} from "./promise/PromiseApi.js"
 export * from "./SupportEngine.js"

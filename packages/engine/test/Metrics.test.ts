@@ -9,7 +9,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createSupportEngine } from "../src/SupportEngine.js"
+import { createSupportEngine } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-metrics-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -10,7 +10,7 @@ import { Effect, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createSupportEngine } from "../src/SupportEngine.js"
+import { createSupportEngine } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-strings-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

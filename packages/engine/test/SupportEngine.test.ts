@@ -3,7 +3,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createSupportEngine } from "../src/SupportEngine.js"
+import { createSupportEngine } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-facade-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

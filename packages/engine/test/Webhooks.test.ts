@@ -10,7 +10,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createSupportEngine } from "../src/SupportEngine.js"
+import { createSupportEngine } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-webhooks-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -10,7 +10,6 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
-import { engineLayer as makeEngineLayer } from "@support-engine/storage"
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import type { HttpServer } from "effect/http"
 import fc from "fast-check"
@@ -18,6 +17,7 @@ import { type FuzzRequest, type Operation, OPERATIONS, type Pools, requestFor } 
 import {
   baseUrl,
   engineLayer,
+  engineOnUrl,
   fanOut,
   raw,
   serverLayer,
@@ -288,7 +288,7 @@ describe("fuzz every endpoint (issue 16 item 6)", () => {
       )
       const url = new URL(admin)
       url.pathname = `/${name}`
-      return makeEngineLayer({ databaseUrl: url.toString() }).pipe(Layer.orDie)
+      return engineOnUrl(url.toString())
     }))
     fuzzSuite("PostgreSQL", serverLayer(pgEngine, noLimits), Number(runsFromEnv ?? 8))
   }

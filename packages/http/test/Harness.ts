@@ -10,18 +10,15 @@ import {
   CreateUser,
   CreateWorkspace,
   DeliveryQueue,
-  type EngineService,
   HostResolver,
   Principal,
   Tokens,
   type TrainingDataId,
   Users,
-  WebhookConfig,
-  Webhooks,
   type Workspace,
   Workspaces
 } from "@support-engine/core"
-import { engineLayer as makeEngineLayer, type StoragePorts } from "@support-engine/storage"
+import { supportEngineLayer } from "@support-engine/engine"
 import { Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -29,7 +26,7 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Client, makeClient } from "../src/Client.js"
-import { type EngineHost, HttpLive } from "../src/Server.js"
+import { type ApiServices, HttpLive } from "../src/HttpApiLive.js"
 import { HttpConfig } from "../src/shared/HttpConfig.js"
 import { RateLimitConfig, type RateLimitSettings } from "../src/shared/RateLimits.js"
 
@@ -38,9 +35,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 export type TestServer = Layer.Success<ReturnType<typeof serverLayer>>
 
-/** The engine as hosts compose it (storage's `engineLayer`), on the SQLite file `name` in a temporary directory. */
-export const engineLayer = (name: string): Layer.Layer<EngineService | StoragePorts> =>
-  makeEngineLayer({ databaseUrl: databaseUrl(name) }).pipe(Layer.orDie)
+/**
+ * The engine as hosts compose it (`supportEngineLayer`) on `url`, with the webhook policy's defaults (https, public
+ * addresses only) over `FakeResolver`, and no dispatcher: nothing here receives webhooks.
+ */
+export const engineOnUrl = (url: string) =>
+  supportEngineLayer({ databaseUrl: url, dispatcher: false, webhooks: {} }, { hostResolver: FakeResolver }).pipe(
+    Layer.orDie
+  )
+
+/** The engine on the SQLite file `name` in a temporary directory. */
+export const engineLayer = (name: string) => engineOnUrl(databaseUrl(name))
 
 /** The URL of the test database `name`. */
 export const databaseUrl = (name: string): string => `file:${join(dir, `${name}.db`)}`
@@ -55,11 +60,6 @@ export const FakeResolver = Layer.succeed(HostResolver, {
       hostname === "localhost" ? [{ address: "127.0.0.1", family: 4 }] : [{ address: "93.184.215.14", family: 4 }]
     )
 })
-
-/** The webhook subscriptions service with the default policy (https, public addresses only). */
-const TestWebhooks = Webhooks.layerWithoutDependencies.pipe(
-  Layer.provide(Layer.merge(WebhookConfig.layer(), FakeResolver))
-)
 
 /**
  * A server on a free loopback port, with `HttpClient` pointed at it: `NodeHttpServer.layerTest` on 127.0.0.1 (it
@@ -79,7 +79,7 @@ const LoopbackServer = HttpServer.layerTestClient.pipe(
  * default: the request log's info lines would fill the test output) are not written.
  */
 export const serverLayer = <R, E>(
-  engine: Layer.Layer<R | EngineHost, E>,
+  engine: Layer.Layer<R | ApiServices, E>,
   options: {
     readonly maxBodyBytes?: number
     readonly rateLimits?: RateLimitSettings
@@ -87,7 +87,6 @@ export const serverLayer = <R, E>(
   } = {}
 ) =>
   HttpLive.pipe(
-    Layer.provide(TestWebhooks),
     Layer.provide(options.rateLimits === undefined ? Layer.empty : Layer.succeed(RateLimitConfig, options.rateLimits)),
     Layer.provide(
       options.maxBodyBytes === undefined ? Layer.empty : Layer.succeed(HttpConfig, {

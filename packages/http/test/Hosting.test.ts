@@ -6,7 +6,7 @@ import { HttpServer } from "effect/http"
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { makeNodeHandler, makeWebHandler, StandaloneLive } from "../src/Server.js"
+import { makeNodeHandler, makeWebHandler, StandaloneLive } from "../src/index.js"
 import { databaseUrl, engineLayer } from "./Harness.js"
 
 /** A workspace and a write token in the database `name`, made in-process; the engine is released after. */

@@ -10,8 +10,8 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { getMetricsFromIterator, type PromData, type PromHistogramData, type PromMetric } from "prom2javascript"
 import { DocsLive } from "../src/Docs.js"
+import { StandaloneLive } from "../src/index.js"
 import { MetricsListener, PROMETHEUS_CONTENT_TYPE } from "../src/operations/MetricsServer.js"
-import { StandaloneLive } from "../src/Server.js"
 import { databaseUrl, engineLayer } from "./Harness.js"
 
 const provision = (name: string) =>

@@ -10,7 +10,7 @@ import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { execSync } from "node:child_process"
 import { connect, type Socket } from "node:net"
-import { StandaloneLive } from "../src/Server.js"
+import { StandaloneLive } from "../src/index.js"
 import { DEFAULT_SERVER_LIMITS, serverLimitsConfig } from "../src/shared/ServerLimits.js"
 import { databaseUrl } from "./Harness.js"
 

@@ -10,8 +10,8 @@ import { ConfigProvider, Effect, Layer, Metric, Redacted, References, Schedule }
 import { HttpServer } from "effect/http"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { StandaloneLive } from "../src/index.js"
 import { DEFAULT_SERVICE_NAME, TelemetryFromEnv } from "../src/operations/Telemetry.js"
-import { StandaloneLive } from "../src/Server.js"
 import { databaseUrl, engineLayer } from "./Harness.js"
 
 interface OtlpValue {

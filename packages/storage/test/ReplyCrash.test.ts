@@ -1,6 +1,6 @@
 /**
- * Exactly one reply per customer message across stops and crashes (D53), on a SQLite file reopened by a new engine,
- * and the reply worker running in the engine's own layer (D3).
+ * Exactly one reply per customer message across stops and crashes (D53), on a SQLite file reopened by a new engine.
+ * Whether the engine's layer runs the reply worker is the engine package's test (Background.test.ts).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
@@ -21,7 +21,6 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { StorageLive } from "../src/Storage.js"
-import { engineLayer as engineOnUrl } from "../src/SupportEngine.js"
 import { type Adapter, as, engineLayer } from "./conformance/Harness.js"
 import { fixture, REFUNDS } from "./replies/Fixture.js"
 
@@ -144,25 +143,5 @@ describe("AI reply loop across restarts (sqlite file)", () => {
       assert.deepStrictEqual(yield* engine.run(agentReplies(f.conversation.id).pipe(as(f.principal))), [])
       assert.strictEqual((yield* engine.run(f.current)).assignee_id, null)
       yield* Scope.close(engine.scope, Exit.void)
-    }))
-
-  it.effect("the engine's layer runs the reply worker unless told not to (D3, D53)", () =>
-    Effect.gen(function*() {
-      for (const replyWorker of [true, false]) {
-        const engine = yield* open(
-          engineOnUrl({ databaseUrl: url, trainingWorker: false, replyWorker }).pipe(Layer.orDie)
-        )
-        const f = yield* engine.run(fixture())
-        yield* f.say("How long do refunds take?")
-        const replies = engine.run(agentReplies(f.conversation.id).pipe(as(f.principal)))
-        // The worker is woken by the message: no clock to move, only turns to give it while it reads and writes.
-        let seen: ReadonlyArray<string> = []
-        for (let turn = 0; turn < 200 && seen.length === 0; turn++) {
-          yield* Effect.yieldNow
-          seen = yield* replies
-        }
-        assert.deepStrictEqual(seen, replyWorker ? [REFUNDS] : [], `replyWorker: ${replyWorker}`)
-        yield* Scope.close(engine.scope, Exit.void)
-      }
     }))
 })

@@ -7,8 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Tracing } from "@support-engine/core"
-import { Data, Effect, Layer, Option, References, Tracer } from "effect"
-import { makeRunner } from "../src/Facade.js"
+import { Data, Effect, Option, References, Tracer } from "effect"
 
 class Refused extends Data.TaggedError("Refused")<{ readonly n: number }> {}
 
@@ -69,19 +68,4 @@ describe("Tracing.fn", () => {
       assert.strictEqual(untraced._tag, "Refused")
       assert.strictEqual(untraced.n, traced.n)
     }))
-
-  it("the Promise facade runs engine calls with tracing off: a Promise host has no tracer", async () => {
-    const runner = makeRunner(Layer.empty)
-    try {
-      assert.isFalse(await runner.run(Tracing.enabled))
-      const names: Array<string> = []
-      const result = await runner.run(
-        Effect.flatMap(recording(names), (tracer) => probe(2).pipe(Effect.withTracer(tracer)))
-      )
-      assert.strictEqual(result.doubled, 4)
-      assert.deepStrictEqual(names, [])
-    } finally {
-      await runner.dispose()
-    }
-  })
 })

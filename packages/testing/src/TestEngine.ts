@@ -1,26 +1,24 @@
 /**
- * `makeTestEngine`: the whole engine for a host's tests. Core's services on SQLite (an in-memory database unless a
- * URL is given), the webhook subscriptions service, the dispatcher delivering to the in-process `RecordingReceiver`,
- * and the training worker running, all on the kit's test clock (EngineClock.ts, which Advance.ts moves): its
- * background fibers sleep on it, and so does whatever runs on the layer (`Effect.provide(makeTestEngine())` in an
- * `it.effect`, or `it.layer`). `PromiseTestEngine.ts` is its Promise twin for plain vitest.
+ * `makeTestEngine`: the whole engine for a host's tests, the engine package's `supportEngineLayer` with the kit's
+ * parts. Core's services on SQLite (an in-memory database unless a URL is given), the webhook subscriptions service,
+ * the dispatcher delivering to the in-process `RecordingReceiver`, and the training and reply workers running, all
+ * on the kit's test clock (EngineClock.ts, which Advance.ts moves): its background fibers sleep on it, and so does
+ * whatever runs on the layer (`Effect.provide(makeTestEngine())` in an `it.effect`, or `it.layer`).
+ * `PromiseTestEngine.ts` is its Promise twin for plain vitest.
  *
  * Ids come from `IdGenerator.Deterministic` (streams seeded from Effect's `Random`), so a seeded `Random` gives the
  * same ids every run; a host that reopens the engine passes `ids` of its own to keep one set of streams.
  */
 import {
-  EngineServices,
   HostResolver,
   IdGenerator,
-  ReplyWorker,
-  TrainingProcessor,
-  TrainingWorker,
+  LocalAnswerModel,
+  type TrainingProcessor,
   WebhookConfig,
-  Webhooks,
   type WebhookSettings
 } from "@support-engine/core"
+import { supportEngineLayer } from "@support-engine/engine"
 import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
-import { Dispatcher } from "@support-engine/webhooks"
 import { Duration, Effect, Layer } from "effect"
 import type { Socket } from "node:net"
 import { engineClock } from "./Advance.js"
@@ -64,12 +62,18 @@ const loopbackResolver = Layer.succeed(HostResolver, {
 })
 
 /**
- * The fallback polls of the dispatcher, the training worker and the reply worker look for work other processes wrote; a test has one
- * process, so they are a day: every wake-up is then a due time or a signal, and jumping the clock hours ahead does
- * not run thousands of polls.
+ * The fallback polls of the dispatcher, the training worker and the reply worker look for work other processes
+ * wrote; a test has one process, so they are a day: every wake-up is then a due time or a signal, and jumping the
+ * clock hours ahead does not run thousands of polls.
  */
 const QUIET_POLL = Duration.days(1)
 
+/**
+ * The engine package's one assembly with the kit's parts: storage with deterministic ids, the local model (whatever
+ * `SUPPORT_AI_PROVIDER` says), the recording receiver as the dispatcher's transport, the loopback resolver and quiet
+ * polls. No retention pruner and no previous-secret sweep: a test that moves the clock a day would otherwise wake
+ * them, and `advanceToNext` would stop at their wake-ups.
+ */
 export const makeTestEngine = (options: TestEngineOptions = {}) => {
   // One generator for the services and the repositories (delivery ids), so a seeded Random fixes every id.
   const ids = options.ids ?? IdGenerator.Deterministic
@@ -78,23 +82,24 @@ export const makeTestEngine = (options: TestEngineOptions = {}) => {
     ids,
     options.pgSocket === undefined ? {} : { pgSocket: options.pgSocket }
   )
-  const core = Layer.merge(
-    TrainingWorker.layer({ pollInterval: QUIET_POLL }),
-    ReplyWorker.layer({ pollInterval: QUIET_POLL })
-  ).pipe(
-    Layer.provideMerge(EngineServices),
-    Layer.provideMerge(Layer.merge(options.processor ?? TrainingProcessor.layer, ids)),
-    Layer.provideMerge(options.overrides ?? Layer.empty),
-    Layer.provideMerge(storage)
-  )
-  const config = WebhookConfig.layer({ allowPrivate: true, pollInterval: QUIET_POLL, ...options.webhooks })
-  return Layer.mergeAll(Webhooks.layerWithoutDependencies, Dispatcher.layerWithoutDependencies).pipe(
-    Layer.provideMerge(RecordingReceiver.transport),
-    Layer.provideMerge(
-      options.receiver === undefined ? RecordingReceiver.layer : Layer.succeed(RecordingReceiver, options.receiver)
-    ),
-    Layer.provideMerge(Layer.merge(config, loopbackResolver)),
-    Layer.provideMerge(core),
+  const webhooks: Partial<WebhookSettings> = { allowPrivate: true, pollInterval: QUIET_POLL, ...options.webhooks }
+  // One receiver layer, used by the transport inside the engine and kept in the test's context: a layer is built
+  // once per build however many times it is named, so both are the same receiver.
+  const receiver = options.receiver === undefined
+    ? RecordingReceiver.layer.pipe(Layer.provide(WebhookConfig.layer(webhooks)))
+    : Layer.succeed(RecordingReceiver, options.receiver)
+  const engine = supportEngineLayer({ webhooks, retention: false }, {
+    storage,
+    ids,
+    answerModel: LocalAnswerModel,
+    ...(options.processor === undefined ? {} : { processor: options.processor }),
+    ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
+    transport: RecordingReceiver.transport.pipe(Layer.provide(receiver)),
+    hostResolver: loopbackResolver,
+    pollInterval: QUIET_POLL,
+    previousSecretSweep: false
+  })
+  return Layer.merge(engine, receiver).pipe(
     // Under everything: storage's timestamps, the workers' sleeps and the test's own moves read one clock.
     Layer.provideMerge(engineClock),
     Layer.orDie

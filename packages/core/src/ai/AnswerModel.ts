@@ -111,7 +111,8 @@ export const LocalAnswerModel: Layer.Layer<AnswerModel> = Layer.succeed(AnswerMo
 
 /**
  * The model `SUPPORT_AI_PROVIDER` names, as far as core can build it: `local` (the default). `openai` and `anthropic`
- * make HTTP calls, so their layer is storage's `AnswerModelLive` (which the engine layer uses); this one refuses them.
+ * make HTTP calls, so their layer is the engine package's `AnswerModelLive` (which its layer uses); this one refuses
+ * them.
  */
 export const AnswerModelFromConfig: Layer.Layer<AnswerModel, Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
@@ -125,7 +126,7 @@ export const AnswerModelFromConfig: Layer.Layer<AnswerModel, Config.ConfigError>
           new SchemaIssue.Pointer(
             ["SUPPORT_AI_PROVIDER"],
             new SchemaIssue.InvalidValue({
-              message: `The ${provider} provider is built by AnswerModelLive of @support-engine/storage, not by core.`
+              message: `The ${provider} provider is built by AnswerModelLive of @support-engine/engine, not by core.`
             })
           )
         )

@@ -1,5 +1,5 @@
 /**
- * Remote model providers (issue 18 item 1, D53) against loopback servers that speak their protocols: OpenAI's
+ * Remote model providers (D53) against loopback servers that speak their protocols: OpenAI's
  * Responses API and Anthropic's Messages API. The whole ask pipeline runs (retrieval on SQLite, the prompt, the
  * provider's HTTP call, retries); the servers record what arrived and answer by script. Time-outs and back-off
  * run on the TestClock; only the HTTP exchange itself is real I/O on 127.0.0.1.
@@ -14,22 +14,25 @@ import {
   CreateArticle,
   CreateUser,
   EngineLive,
+  type EngineService,
   KnowledgeBase,
   TranslationInput,
   UpdateArticle,
   Users
 } from "@support-engine/core"
+import { StorageLive, type StoragePorts } from "@support-engine/storage"
 import { ConfigProvider, Duration, Effect, Fiber, Layer, Logger, References, type Scope } from "effect"
+import type { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { AnswerModelLive } from "../src/ai/AnswerModelLive.js"
-import { StorageLive } from "../src/Storage.js"
-import { as, makeWorkspace, type TestEngine } from "./conformance/Harness.js"
+import { as, fixture as replyFixture, makeWorkspace, REFUNDS } from "./Fixture.js"
 import { anthropicMessage, openAiResponse, providerStub, type Recorded, type Script } from "./ProviderStub.js"
-import { fixture as replyFixture, REFUNDS } from "./replies/Fixture.js"
 
 const OPENAI_KEY = "sk-test-openai-0123456789abcdef"
 const ANTHROPIC_KEY = "sk-ant-test-0123456789abcdef"
 const PASSAGE = "We ship worldwide within five days."
+
+type TestEngine = EngineService | StoragePorts | SqlClient.SqlClient
 
 /** Every log line of a test, with its annotations and cause, to check that no key is in them. */
 const captureLogs = () => {

@@ -1,5 +1,5 @@
 /**
- * The workspace-scoped part of the Promise API (D3b): every service a token reaches over HTTP, with the same
+ * The workspace-scoped part of the Promise API: every service a token reaches over HTTP, with the same
  * decoding, checks and answers. Inputs are typed as the request schemas' encoded (JSON) form; outputs are the JSON
  * the HTTP API returns.
  */
@@ -71,7 +71,7 @@ import {
   UrlExistsQuery
 } from "@support-engine/core"
 import { Effect, Schema } from "effect"
-import { checkingAbilities } from "./Abilities.js"
+import { abilityCheck } from "./Abilities.js"
 import { asPrincipal, crud, decodeId, encode, keyed, type KeyOptions, page } from "./Runner.js"
 import { webhooksApi } from "./WebhooksApi.js"
 
@@ -79,7 +79,7 @@ import { webhooksApi } from "./WebhooksApi.js"
 export const workspaceApi = (principal: PrincipalShape) => {
   const conversationId = decodeId(ConversationId)
   const messages = {
-    /** `POST /conversations/{id}/messages` (D29); `{ idempotencyKey }` makes a retry safe (D52). */
+    /** `POST /conversations/{id}/messages`; `{ idempotencyKey }` makes a retry safe. */
     create: (conversation: string, input: typeof CreateMessage.Encoded, options?: KeyOptions) =>
       keyed(
         options,
@@ -110,7 +110,7 @@ export const workspaceApi = (principal: PrincipalShape) => {
         list: ListAgents,
         path: "/v1/agents"
       }),
-      /** `POST /agents/{id}/ask` (D53): what the agent would answer, stored nowhere; the read ability suffices. */
+      /** `POST /agents/{id}/ask`: what the agent would answer, stored nowhere; the read ability suffices. */
       ask: (key: string, input: typeof AskAgent.Encoded) =>
         Effect.flatMap(AgentAsk, (s) =>
           Effect.flatMap(
@@ -135,7 +135,7 @@ export const workspaceApi = (principal: PrincipalShape) => {
         list: ListCustomers,
         path: "/v1/customers"
       }),
-      /** `GET /customers/{id}/export` (D59): the customer, their conversations and messages, oldest first. */
+      /** `GET /customers/{id}/export`: the customer, their conversations and messages, oldest first. */
       export: (key: string) =>
         Effect.flatMap(CustomerExports, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.export)).pipe(
           Effect.flatMap(encode(CustomerExport))
@@ -150,14 +150,14 @@ export const workspaceApi = (principal: PrincipalShape) => {
         list: ListConversations,
         path: "/v1/conversations"
       }),
-      /** `POST /conversations/{id}/suggest-reply` (D61): a draft reply for a person to send; stores nothing. */
+      /** `POST /conversations/{id}/suggest-reply`: a draft reply for a person to send; stores nothing. */
       suggestReply: (key: string, input: typeof SuggestReply.Encoded) =>
         Effect.flatMap(Copilot, (s) =>
           Effect.flatMap(
             Effect.all([conversationId(key), decodeRequest(SuggestReply)(input)]),
             ([id, body]) => s.suggestReply(id, body)
           )).pipe(Effect.flatMap(encode(SuggestedReply))),
-      /** `POST /conversations/{id}/summarize` (D61): `{ summary }`, at most 1,000 characters; stores nothing. */
+      /** `POST /conversations/{id}/summarize`: `{ summary }`, at most 1,000 characters; stores nothing. */
       summarize: (key: string, input: typeof SummarizeConversation.Encoded) =>
         Effect.flatMap(Copilot, (s) =>
           Effect.flatMap(
@@ -175,17 +175,17 @@ export const workspaceApi = (principal: PrincipalShape) => {
         list: ListTrainingData,
         path: "/v1/training-data"
       }),
-      /** `POST /training-data/url/process` (D30). */
+      /** `POST /training-data/url/process`. */
       processUrls: (input: typeof ProcessUrls.Encoded) =>
         Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(ProcessUrls)(input), s.processUrls)).pipe(
           Effect.flatMap(encode(Schema.Array(TrainingDataItem)))
         ),
-      /** `POST /training-data/{id}/resync-now` (D31). */
+      /** `POST /training-data/{id}/resync-now`. */
       resync: (key: string) =>
         Effect.flatMap(Training, (s) => Effect.flatMap(decodeId(TrainingDataId)(key), s.resync)).pipe(
           Effect.flatMap(encode(ResyncStarted))
         ),
-      /** `GET /training-data/url/exists` (D20). */
+      /** `GET /training-data/url/exists`. */
       urlExists: (query: typeof UrlExistsQuery.Encoded) =>
         Effect.flatMap(Training, (s) => Effect.flatMap(decodeRequest(UrlExistsQuery)(query), s.urlExists))
     },
@@ -210,7 +210,7 @@ export const workspaceApi = (principal: PrincipalShape) => {
             Effect.all([decodeId(ArticleId)(key), decodeRequest(ListRevisions)(query)]),
             ([id, q]) => s.listRevisions(id, q)
           )).pipe(Effect.flatMap(encode(page(Revision)))),
-      /** `POST /kb-articles/{id}/revisions/{revisionId}/restore` (spec, D32). */
+      /** `POST /kb-articles/{id}/revisions/{revisionId}/restore`. */
       restore: (key: string, revision: string) =>
         Effect.flatMap(KnowledgeBase, (s) =>
           Effect.flatMap(
@@ -219,7 +219,7 @@ export const workspaceApi = (principal: PrincipalShape) => {
           )).pipe(Effect.flatMap(encode(Article)))
     },
     webhooks,
-    /** `GET /token` (D58): the token this API was opened with; any valid token may read itself. */
+    /** `GET /token`: the token this API was opened with; any valid token may read itself. */
     token: {
       get: () => Effect.flatMap(Tokens, (s) => s.current()).pipe(Effect.flatMap(encode(TokenInfo)))
     },
@@ -230,5 +230,5 @@ export const workspaceApi = (principal: PrincipalShape) => {
         )
     }
   }
-  return { principal, ...asPrincipal(checkingAbilities(api), principal) }
+  return { principal, ...asPrincipal(api, principal, abilityCheck) }
 }

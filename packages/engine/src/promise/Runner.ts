@@ -1,5 +1,5 @@
 /**
- * The machinery of the Promise API (D3b): a runner that turns engine effects into Promises, JSON-in/JSON-out CRUD
+ * The machinery of the Promise API: a runner that turns engine effects into Promises, JSON-in/JSON-out CRUD
  * over a service with the schemas HTTP uses (inputs typed as the schemas' encoded form, decoded as HTTP decodes them,
  * so a bad value is the same `ValidationError`), idempotency keys, and the wrappers that give a nested API object a
  * principal and Promises.
@@ -38,13 +38,13 @@ export const makeRunner = <R, E>(layer: Layer.Layer<R, E>) => {
 export const encode = <A, I>(schema: Schema.Codec<A, I>) => Schema.encodeEffect(schema)
 export const page = <A, I>(item: Schema.Codec<A, I>) => Schema.Struct({ data: Schema.Array(item), meta: PageMeta })
 
-/** Decodes a path-style id, failing as HTTP does with `errors.id` (D13). */
+/** Decodes a path-style id, failing as HTTP does with `errors.id`. */
 export const decodeId = <A>(schema: Schema.Codec<A, string>) => {
   const decode = decodeRequest(Schema.Struct({ id: schema }))
   return (id: string) => Effect.map(decode({ id }), (r) => r.id)
 }
 
-/** Options of an in-process write: an idempotency key, as `Idempotency-Key` is over HTTP (D52). */
+/** Options of an in-process write: an idempotency key, as `Idempotency-Key` is over HTTP. */
 export interface KeyOptions {
   readonly idempotencyKey?: string | undefined
 }
@@ -103,7 +103,7 @@ export const crud = <I, S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI,
     readonly create: Schema.Codec<C, CI>
     readonly update: Schema.Codec<U, UI>
     readonly list: Schema.Codec<L, LI>
-    /** The HTTP path of the collection, so a key's fingerprint is the same in process and over HTTP (D52). */
+    /** The HTTP path of the collection, so a key's fingerprint is the same in process and over HTTP. */
     readonly path: string
   }
 ) => {
@@ -114,7 +114,7 @@ export const crud = <I, S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI,
   const decodeList = decodeRequest(schemas.list)
   const encodePage = encode(page(schemas.model))
   return {
-    /** With `{ idempotencyKey }`, a retry answers the first call's result instead of creating again (D52). */
+    /** With `{ idempotencyKey }`, a retry answers the first call's result instead of creating again. */
     create: (input: CI, options?: KeyOptions) =>
       keyed(
         options,
@@ -125,7 +125,7 @@ export const crud = <I, S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI,
         Effect.flatMap(service, (s) => Effect.flatMap(decodeCreate(input), s.create)).pipe(Effect.flatMap(model))
       ),
     get: (key: string) => Effect.flatMap(service, (s) => Effect.flatMap(id(key), s.get)).pipe(Effect.flatMap(model)),
-    /** With `{ ifMatch }` (an entity tag from `entityTagOf`), fails with `PreconditionFailed` if it changed (D52). */
+    /** With `{ ifMatch }` (an entity tag from `entityTagOf`), fails with `PreconditionFailed` if it changed. */
     update: (key: string, input: UI, options?: WriteOptions & KeyOptions) =>
       keyed(
         options,
@@ -152,21 +152,36 @@ export const crud = <I, S extends CrudService<Id, M, C, U, L>, Id, M, MI, C, CI,
   }
 }
 
-/** Provides the principal to every effect-returning method of a nested API object. */
-export const asPrincipal = <T extends object>(api: T, principal: PrincipalShape): T => {
-  const wrap = (value: unknown): unknown => {
+/**
+ * Provides the principal to every effect-returning method of a nested API object. Each method first runs the check
+ * `checkOf` gives for the part it sits in (the top-level key), given the method's own name.
+ */
+export const asPrincipal = <T extends object>(
+  api: T,
+  principal: PrincipalShape,
+  checkOf: (part: string) => (method: string) => Effect.Effect<void, unknown, Principal>
+): T => {
+  const wrap = (value: unknown, name: string, check: (method: string) => Effect.Effect<void, unknown, Principal>) => {
     if (typeof value === "function") {
+      const before = check(name)
       return (...args: Array<unknown>) =>
         Effect.provideService(
-          (value as (...a: Array<unknown>) => Effect.Effect<unknown, unknown, Principal>)(...args),
+          Effect.andThen(
+            before,
+            Effect.suspend(() =>
+              (value as (...a: Array<unknown>) => Effect.Effect<unknown, unknown, Principal>)(...args)
+            )
+          ),
           Principal,
           principal
         )
     }
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wrap(v)]))
+    if (isPlainObject(value)) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]): [string, unknown] => [k, wrap(v, k, check)]))
+    }
     return value
   }
-  return wrap(api) as T
+  return Object.fromEntries(Object.entries(api).map(([part, v]) => [part, wrap(v, part, checkOf(part))])) as T
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

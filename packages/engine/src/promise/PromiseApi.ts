@@ -1,9 +1,9 @@
 /**
- * The Promise face of the engine (D3b) for plain TypeScript hosts: same services, same checks, same errors.
+ * The Promise face of the engine for plain TypeScript hosts: same services, same checks, same errors.
  * Inputs are typed as the request schemas' encoded (JSON) form and decoded with the same schemas HTTP uses (so a
  * bad value is the same `ValidationError`), outputs are the JSON the HTTP API returns, and a failure rejects with
  * the tagged error itself (`error._tag`, `error.status`, `error.code`, `error.message`). The machinery is in
- * `facade/Runner.ts`, the workspace-scoped services in `facade/WorkspaceApi.ts`.
+ * `Runner.ts`, the workspace-scoped services in `WorkspaceApi.ts`, the ability check in `Abilities.ts`.
  */
 import {
   type Ability,
@@ -23,25 +23,23 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { Effect, type Layer, Redacted } from "effect"
-import { decodeId, encode, type FacadeServices, makeRunner, type Promised, promised } from "./facade/Runner.js"
-import { workspaceApi } from "./facade/WorkspaceApi.js"
+import { supportEngineLayer, type SupportEngineOptions } from "../SupportEngine.js"
+import { decodeId, encode, type FacadeServices, makeRunner, type Promised, promised } from "./Runner.js"
+import { workspaceApi } from "./WorkspaceApi.js"
 
-export { type FacadeServices, type KeyOptions, makeRunner } from "./facade/Runner.js"
+export { type FacadeServices, type KeyOptions, makeRunner } from "./Runner.js"
 
 /** Options for a workspace session opened by the host itself rather than with a token. */
 export interface WorkspaceSessionOptions {
   /** Default: write (which grants read). */
   readonly abilities?: ReadonlyArray<Ability>
-  /** Who the host acts as on recorded events (D44). Default: the system actor. */
+  /** Who the host acts as on recorded events. Default: the system actor. */
   readonly actor?: { readonly type: "api_token" | "user" | "agent" | "system"; readonly id: string | null }
 }
 
 export type WorkspaceApi = Promised<ReturnType<typeof workspaceApi>>
 
-/**
- * Builds the Promise facade over an engine layer (core services on a storage adapter). Storage packages wrap
- * this as `createSupportEngine({ databaseUrl })`.
- */
+/** Builds the Promise API over an engine layer (core services on storage); `createSupportEngine` is its usual use. */
 export const makeSupportEngine = <E>(layer: Layer.Layer<FacadeServices, E>) => {
   const { dispose, run } = makeRunner(layer)
   const workspaceId = decodeId(WorkspaceId)
@@ -66,7 +64,7 @@ export const makeSupportEngine = <E>(layer: Layer.Layer<FacadeServices, E>) => {
         }).pipe(Effect.flatMap(encode(User)))
     },
     tokens: {
-      /** Issues a token; `plain` is the bearer value, returned this once (D9). */
+      /** Issues a token; `plain` is the bearer value, returned this once. */
       create: (input: typeof CreateApiToken.Encoded) =>
         Effect.gen(function*() {
           const issued = yield* (yield* Tokens).create(yield* decodeRequest(CreateApiToken)(input))
@@ -101,7 +99,7 @@ export const makeSupportEngine = <E>(layer: Layer.Layer<FacadeServices, E>) => {
       ),
     /**
      * The entity tag of a resource as this API returned it (the same value HTTP sends as `ETag`), to pass as
-     * `{ ifMatch }` to `update` or `delete` (D52).
+     * `{ ifMatch }` to `update` or `delete`.
      */
     entityTagOf: (resource: object): string => entityTagOfJson(resource),
     /** Runs any Effect against the engine's services: the escape hatch to the Effect API. */
@@ -112,3 +110,18 @@ export const makeSupportEngine = <E>(layer: Layer.Layer<FacadeServices, E>) => {
 }
 
 export type SupportEngine = ReturnType<typeof makeSupportEngine>
+
+/**
+ * The Promise API over `supportEngineLayer(options)`. Call `dispose()` when done: it stops the dispatcher (leases of
+ * attempts in flight are given back), the training and reply workers (their leases given back too), then closes
+ * the database.
+ *
+ * @example
+ * const engine = createSupportEngine({ databaseUrl: "file:./data/support.db" })
+ * const workspace = await engine.workspaces.create({ name: "Acme" })
+ * const api = await engine.workspace(workspace.id)
+ * await api.companies.create({ name: "Globex" })
+ * await engine.dispose()
+ */
+export const createSupportEngine = (options: SupportEngineOptions = {}): SupportEngine =>
+  makeSupportEngine(supportEngineLayer(options))

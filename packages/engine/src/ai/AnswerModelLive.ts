@@ -1,12 +1,12 @@
 /**
- * The model AI agents answer with, as `SUPPORT_AI_PROVIDER` names it (D53): `local` (the default, offline), `openai`
+ * The model AI agents answer with, as `SUPPORT_AI_PROVIDER` names it: `local` (the default, offline), `openai`
  * (the Responses API, OpenAiModel.ts) or `anthropic` (the Messages API, AnthropicModel.ts), each an `effect/ai`
  * `LanguageModel` over `effect/http`'s fetch client. The agent's `model` names the provider's model. Keys and base
  * URLs: `SUPPORT_OPENAI_API_KEY`, `SUPPORT_OPENAI_BASE_URL`, `SUPPORT_ANTHROPIC_API_KEY`,
  * `SUPPORT_ANTHROPIC_BASE_URL`, read as `Redacted`.
  *
- * A remote provider's modules are imported only when it is chosen, as the PostgreSQL client is (Storage.ts): they
- * and the fetch client cost start time that a `local` engine does not pay.
+ * A remote provider's modules are imported only when it is chosen, as the PostgreSQL client is (storage's
+ * Storage.ts): they and the fetch client cost start time that a `local` engine does not pay.
  */
 import { AnswerModel, LocalAnswerModel } from "@support-engine/core"
 import { Config, Effect, Layer, Option, type Redacted, Schema, SchemaIssue } from "effect"

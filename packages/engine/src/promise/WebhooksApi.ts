@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and their deliveries in the Promise API (D3b, D36, D37, D46, D52): the operations of the
+ * Webhook subscriptions and their deliveries in the Promise API: the operations of the
  * HTTP webhooks group, through core's `Webhooks` service. `create` and `rotateSecret` answer the secret, this once;
  * `update` and `delete` take `{ ifMatch }` as the other resources do.
  */
@@ -36,7 +36,7 @@ export const webhooksApi = () => {
   })
   return {
     ...base,
-    /** Subscribes; the answer carries the signing secret, shown this once (D36). */
+    /** Subscribes; the answer carries the signing secret, shown this once. */
     create: (input: typeof CreateWebhook.Encoded, options?: KeyOptions) =>
       keyed(
         options,
@@ -48,36 +48,36 @@ export const webhooksApi = () => {
           Effect.flatMap(withSecret)
         )
       ),
-    /** A new secret, returned once; the old one keeps signing for the grace period (D46). */
+    /** A new secret, returned once; the old one keeps signing for the grace period. */
     rotateSecret: (key: string, input: typeof RotateWebhookSecret.Encoded = {}) =>
       Effect.flatMap(Webhooks, (s) =>
         Effect.flatMap(
           Effect.all([webhookId(key), decodeRequest(RotateWebhookSecret)(input)]),
           ([id, body]) => s.rotateSecret(id, body)
         )).pipe(Effect.flatMap(withSecret)),
-    /** Reactivates a deactivated webhook (D38). */
+    /** Reactivates a deactivated webhook. */
     enable: (key: string) =>
       Effect.flatMap(Webhooks, (s) => Effect.flatMap(webhookId(key), s.enable)).pipe(Effect.flatMap(encode(Webhook))),
-    /** The delivery log, newest first (D36). */
+    /** The delivery log, newest first. */
     deliveries: (key: string, query: typeof ListWebhookDeliveries.Encoded = {}) =>
       Effect.flatMap(Webhooks, (s) =>
         Effect.flatMap(
           Effect.all([webhookId(key), decodeRequest(ListWebhookDeliveries)(query)]),
           ([id, q]) => s.deliveries(id, q)
         )).pipe(Effect.flatMap(encode(page(WebhookDelivery)))),
-    /** Queues a delivery again with a fresh attempt budget and the same id (D37). */
+    /** Queues a delivery again with a fresh attempt budget and the same id. */
     redeliver: (key: string, delivery: string) =>
       Effect.flatMap(Webhooks, (s) =>
         Effect.flatMap(
           Effect.all([webhookId(key), deliveryId(delivery)]),
           ([id, d]) => s.redeliver(id, d)
         )).pipe(Effect.flatMap(encode(WebhookDelivery))),
-    /** Queues a `webhook.ping` delivery to this webhook alone and answers it (D52); not recorded in `events`. */
+    /** Queues a `webhook.ping` delivery to this webhook alone and answers it; not recorded in `events`. */
     ping: (key: string) =>
       Effect.flatMap(Webhooks, (s) => Effect.flatMap(webhookId(key), s.ping)).pipe(
         Effect.flatMap(encode(WebhookDelivery))
       ),
-    /** Queues again the deliveries that failed or were cancelled since `since` (D52); answers how many. */
+    /** Queues again the deliveries that failed or were cancelled since `since`; answers how many. */
     recover: (key: string, input: typeof RecoverWebhook.Encoded) =>
       Effect.flatMap(Webhooks, (s) =>
         Effect.flatMap(
