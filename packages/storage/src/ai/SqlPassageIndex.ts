@@ -5,10 +5,9 @@
  */
 import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { TRAINING_VECTOR, TRANSLATION_VECTOR } from "../migrations/0016_ai_passages.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const PassageRow = Schema.Struct({
@@ -72,7 +71,7 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
         ) found ORDER BY score DESC, tie ${limit(sql, r.limit)}`
     }
 
-    const find = RowSchema.findAll({
+    const find = SqlSchema.findAll({
       Request,
       Result: PassageRow,
       execute: (r) => sql.onDialectOrElse({ pg: () => pg(r), orElse: () => sqlite(r) })
