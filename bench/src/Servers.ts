@@ -52,7 +52,8 @@ export type StartKind = ServerKind | "serve"
 
 /**
  * Starts a server child on a free loopback port over `database` and waits for its `/health`. `env` adds to its
- * environment (the engine server reads `BENCH_STOCK`, servers/engine.ts); `log` reports an unexpected exit.
+ * environment and wins over what is set here (`SUPPORT_RATE_LIMIT_PER_SECOND=0` turns the limiter off); `log`
+ * reports an unexpected exit.
  */
 export const startServer = (
   kind: StartKind,
@@ -76,7 +77,6 @@ export const startBundle = async (
   const port = await freePort()
   const childEnv = {
     ...process.env,
-    ...env,
     BENCH_DB: database,
     BENCH_PORT: String(port),
     SUPPORT_DATABASE_URL: `file:${database}`,
@@ -84,7 +84,8 @@ export const startBundle = async (
     SUPPORT_PORT: String(port),
     // One token sends every request: limits no run can reach, so the limiter's cost is measured, not its 429s.
     SUPPORT_RATE_LIMIT_PER_SECOND: "1000000000",
-    SUPPORT_RATE_LIMIT_BURST: "1000000000"
+    SUPPORT_RATE_LIMIT_BURST: "1000000000",
+    ...env
   }
   const t0 = performance.now()
   const child = spawn(process.execPath, command, {

@@ -8,7 +8,7 @@ import { IdGenerator } from "@support-engine/core"
 import { Clock, Context, Effect, Layer, References } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { answerTag } from "./ETags.js"
-import { recordRequest } from "./HttpMetrics.js"
+import { recordRequestUnsafe } from "./HttpMetrics.js"
 import { CurrentRequestFacts, logRequest, type RequestFacts, routeOf } from "./RequestLog.js"
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -60,14 +60,11 @@ export class RequestIds extends Context.Service<RequestIds>()("@support-engine/h
         HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (answered, response) =>
           Effect.withFiber((end) => {
             const ended = end.getRef(Clock.Clock).currentTimeNanosUnsafe()
-            return recordRequest(
-              answered.method,
-              routeOf(answered, facts),
-              response.status,
-              Number(ended - started) / 1e9
-            ).pipe(
-              Effect.andThen(logRequest(answered, response, facts, started, ended)),
-              Effect.as(withAnswerHeaders(facts, response))
+            const route = routeOf(answered, facts)
+            recordRequestUnsafe(answered.method, route, response.status, Number(ended - started) / 1e9, end.context)
+            return Effect.as(
+              logRequest(answered, response, facts, route, started, ended),
+              withAnswerHeaders(facts, response)
             )
           }))
         return app(request, facts, Number(started / 1_000_000n))

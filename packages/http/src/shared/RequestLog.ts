@@ -80,6 +80,7 @@ export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   facts: RequestFacts,
+  route: string | null,
   startedNanos: bigint,
   endedNanos: bigint
 ): Effect.Effect<void> =>
@@ -88,7 +89,7 @@ export const logRequest = (
     fiber.setContext(Context.add(fiber.context, References.CurrentLogAnnotations, {
       ...fiber.getRef(References.CurrentLogAnnotations),
       method: request.method,
-      route: routeOf(request, facts),
+      route,
       status: response.status,
       duration_ms: Number((endedNanos - startedNanos) / 1000n) / 1000,
       workspace_id: facts.workspaceId
