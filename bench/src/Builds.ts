@@ -7,13 +7,12 @@
  * there is one: it moves less than the rate with the neighbours' load.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { operationRequests } from "./Fixtures.js"
 import { type Operation, OPERATIONS } from "./InProcess.js"
 import { load } from "./Load.js"
 import type { Seeded } from "./Seed.js"
-import { startBundle, stopServer } from "./Servers.js"
+import { cpuMillis, startBundle, stopServer } from "./Servers.js"
 import { median } from "./Settings.js"
 import { stepsPhase, stepsReport, type StepsResult } from "./Steps.js"
 
@@ -57,15 +56,6 @@ export const buildsOf = (argv: ReadonlyArray<string>): ReadonlyArray<Build> => {
   }
   if (builds.length === 0) throw new Error("--builds takes one or more name=checkout pairs")
   return builds
-}
-
-/** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
-const cpuMillis = (pid: number | undefined): number => {
-  const file = `/proc/${pid}/stat`
-  if (pid === undefined || !existsSync(file)) return Number.NaN
-  // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
-  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** Seeds a database with the build's own code (its schema, its token format), through its own tsx. */

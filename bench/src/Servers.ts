@@ -1,5 +1,6 @@
 /** The benchmark's server children: built as bundles, started on free loopback ports, stopped. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -121,3 +122,12 @@ export const stopServer = (server: Running) =>
     })
     server.child.kill("SIGTERM")
   })
+
+/** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
+export const cpuMillis = (pid: number | undefined): number => {
+  const file = `/proc/${pid}/stat`
+  if (pid === undefined || !existsSync(file)) return Number.NaN
+  // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
+  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
