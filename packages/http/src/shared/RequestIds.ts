@@ -20,8 +20,9 @@ const withAnswerHeaders = (facts: RequestFacts, response: HttpServerResponse.Htt
     : facts.etag === true
     ? answerTag(response)
     : facts.etag
-  const answer = HttpServerResponse.setHeaders(response, facts.headers)
-  return etag === undefined ? answer : HttpServerResponse.setHeader(answer, "etag", etag)
+  // One copy of the answer's headers: the facts' headers are the request's own, read once.
+  if (etag !== undefined) facts.headers["etag"] = etag
+  return HttpServerResponse.setHeaders(response, facts.headers)
 }
 
 /** What runs inside the request's scope: the request, its facts, and the time it arrived (ms, Effect's `Clock`). */
