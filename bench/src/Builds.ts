@@ -7,13 +7,13 @@
  * there is one: it moves less than the rate with the neighbours' load.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { Agent, request as httpRequest } from "node:http"
 import { join, resolve } from "node:path"
 import { operationRequests } from "./Fixtures.js"
 import { type Operation, OPERATIONS } from "./InProcess.js"
-import { load } from "./Load.js"
+import { type HttpRequestSpec, load } from "./Load.js"
 import type { Seeded } from "./Seed.js"
-import { startBundle, stopServer } from "./Servers.js"
+import { cpuMillis, type Running, startBundle, stopServer } from "./Servers.js"
 import { median } from "./Settings.js"
 import { stepsPhase, stepsReport, type StepsResult } from "./Steps.js"
 
@@ -30,6 +30,8 @@ export interface BuildsSettings {
   readonly connections: number
   /** Sequential requests per operation whose runtime steps are counted (after as many to warm up). */
   readonly stepRequests: number
+  /** Sequential requests per operation and build whose latency is taken, in chunks of 100 alternating builds. */
+  readonly sequentialRequests: number
 }
 
 interface Sample {
@@ -38,8 +40,17 @@ interface Sample {
   readonly cpuMicros: number
 }
 
+/** Latency in µs of requests sent one at a time: the lowest, the 10th percentile and the median. */
+interface Sequential {
+  readonly min: number
+  readonly p10: number
+  readonly p50: number
+}
+
 export interface BuildsResult {
   readonly load: Record<Operation, Record<string, ReadonlyArray<Sample>>>
+  /** Each build's latency of requests sent one at a time (`sequentialPhase`). */
+  readonly sequential: Record<Operation, Record<string, Sequential>>
   /** Runtime steps per request of each build (Steps.ts). */
   readonly steps: StepsResult
 }
@@ -57,15 +68,6 @@ export const buildsOf = (argv: ReadonlyArray<string>): ReadonlyArray<Build> => {
   }
   if (builds.length === 0) throw new Error("--builds takes one or more name=checkout pairs")
   return builds
-}
-
-/** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
-export const cpuMillis = (pid: number | undefined): number => {
-  const file = `/proc/${pid}/stat`
-  if (pid === undefined || !existsSync(file)) return Number.NaN
-  // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
-  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** Seeds a database with the build's own code (its schema, its token format), through its own tsx. */
@@ -87,7 +89,11 @@ export const buildsPhase = async (
   settings: BuildsSettings,
   progress: (message: string) => void
 ): Promise<BuildsResult> => {
-  const servers = []
+  const servers: Array<{ readonly build: Build; readonly seeded: Seeded; readonly running: Running }> = []
+  let sequential = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<
+    Operation,
+    Record<string, Sequential>
+  >
   const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<
     Operation,
     Record<string, Array<Sample>>
@@ -129,12 +135,75 @@ export const buildsPhase = async (
         }
       }
     }
+    sequential = await sequentialPhase(servers, settings.sequentialRequests, progress)
   } finally {
     for (const { running } of servers) await stopServer(running)
   }
   // After the timed rounds, with their servers stopped: counting slows a server down.
   const steps = await stepsPhase(servers, settings.stepRequests, progress)
-  return { load: result, steps }
+  return { load: result, sequential, steps }
+}
+
+/** One request on a kept-alive connection of `agent`; its latency in µs. */
+const timed = (agent: Agent, port: number, spec: HttpRequestSpec): Promise<number> =>
+  new Promise((ok, fail) => {
+    const started = process.hrtime.bigint()
+    const body = spec.body?.()
+    const request = httpRequest(
+      { host: "127.0.0.1", port, method: spec.method, path: spec.path(), headers: spec.headers, agent },
+      (response) => {
+        response.resume()
+        response.on("end", () =>
+          (response.statusCode ?? 500) < 300
+            ? ok(Number(process.hrtime.bigint() - started) / 1000)
+            : fail(new Error(`${spec.method} answered ${response.statusCode}`)))
+      }
+    )
+    request.on("error", fail)
+    request.end(body)
+  })
+
+/**
+ * Requests one at a time, `requests` per operation and build in chunks of 100 that alternate between the builds.
+ * A request alone meets no queue of its own, and its fastest answers are the ones no neighbour interrupted: the low
+ * percentiles of this latency (client and loopback included) tell the builds' cost per request apart on a machine
+ * too busy for rates to.
+ */
+const sequentialPhase = async (
+  servers: ReadonlyArray<{ readonly build: Build; readonly seeded: Seeded; readonly running: Running }>,
+  requests: number,
+  progress: (message: string) => void
+): Promise<Record<Operation, Record<string, Sequential>>> => {
+  const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<Operation, Record<string, Sequential>>
+  const agents = servers.map(() => new Agent({ keepAlive: true, maxSockets: 1 }))
+  try {
+    for (const op of OPERATIONS) {
+      const latencies = servers.map(() => [] as Array<number>)
+      const specs = servers.map(({ seeded }) => operationRequests(seeded)[op])
+      for (let i = 0; i < servers.length; i++) {
+        for (let n = 0; n < 100; n++) await timed(agents[i]!, servers[i]!.running.port, specs[i]!)
+      }
+      for (let chunk = 0; chunk < requests / 100; chunk++) {
+        for (let j = 0; j < servers.length; j++) {
+          const i = (j + chunk) % servers.length
+          for (let n = 0; n < 100; n++) latencies[i]!.push(await timed(agents[i]!, servers[i]!.running.port, specs[i]!))
+        }
+      }
+      servers.forEach(({ build }, i) => {
+        const sorted = latencies[i]!.sort((a, b) => a - b)
+        const at = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!
+        result[op][build.name] = { min: sorted[0]!, p10: at(0.1), p50: at(0.5) }
+        progress(
+          `  sequential ${op.padEnd(6)} ${build.name.padEnd(12)} min ${Math.round(sorted[0]!)} µs, p10 ${
+            Math.round(at(0.1))
+          } µs, p50 ${Math.round(at(0.5))} µs`
+        )
+      })
+    }
+  } finally {
+    for (const agent of agents) agent.destroy()
+  }
+  return result
 }
 
 /**
@@ -161,6 +230,23 @@ export const buildsReport = (result: BuildsResult): string => {
         }  rounds ${samples.map((s) => Math.round(s.rps)).join("/")}`
       )
     }
+  }
+  lines.push(
+    "",
+    "Requests one at a time (latency µs, client and loopback included: min / p10 / median; ratio = first build's p10 over this one's)"
+  )
+  for (const op of OPERATIONS) {
+    const names = Object.keys(result.sequential[op])
+    const first = result.sequential[op][names[0]!]
+    if (first === undefined) continue
+    lines.push(`${op}: ${
+      names.map((name) => {
+        const s = result.sequential[op][name]!
+        return `${name} ${Math.round(s.min)}/${Math.round(s.p10)}/${Math.round(s.p50)} (${
+          (first.p10 / s.p10).toFixed(2)
+        }x)`
+      }).join(", ")
+    }`)
   }
   return `${lines.join("\n")}\n\n${stepsReport(result.steps)}`
 }

@@ -4,14 +4,20 @@ import { operationRequests } from "./Fixtures.js"
 import { type Operation, OPERATIONS } from "./InProcess.js"
 import { load, type LoadResult } from "./Load.js"
 import type { Seeded } from "./Seed.js"
-import { type Running, type ServerKind, SERVERS, startServer, stopServer } from "./Servers.js"
+import { cpuMillis, type Running, type ServerKind, SERVERS, startServer, stopServer } from "./Servers.js"
 import { median, progress, settings } from "./Settings.js"
 
 // Phases
 
+/** A round's load result with the server's CPU per request (µs, warm-up included; NaN where /proc cannot tell). */
+export type HttpRound = LoadResult & { readonly cpuMicros: number }
+
 export type HttpResult = Record<
   Operation,
-  Record<ServerKind, { rps: number; p50: number; p99: number; failures: number; rounds: Array<LoadResult> }>
+  Record<
+    ServerKind,
+    { rps: number; p50: number; p99: number; cpuMicros: number; failures: number; rounds: Array<HttpRound> }
+  >
 >
 
 export const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
@@ -19,7 +25,7 @@ export const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
   try {
     for (const kind of SERVERS) servers.push(await startServer(kind, seeded.file, progress))
     const requests = operationRequests(seeded)
-    const rounds = {} as Record<Operation, Record<ServerKind, Array<LoadResult>>>
+    const rounds = {} as Record<Operation, Record<ServerKind, Array<HttpRound>>>
     for (const op of OPERATIONS) rounds[op] = { engine: [], raw: [], fastify: [], floor: [] }
     for (let round = 0; round < settings.http.rounds; round++) {
       // Rotate which server goes first so drift (heat, WAL growth) does not favour one of them.
@@ -27,17 +33,22 @@ export const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
       for (const op of OPERATIONS) {
         for (const kind of order) {
           const server = servers.find((s) => s.kind === kind)!
-          const result = await load({
+          const before = cpuMillis(server.child.pid)
+          const loaded = await load({
             baseUrl: `http://127.0.0.1:${server.port}`,
             connections: settings.http.connections,
             warmupMs: settings.http.warmupMs,
             measureMs: settings.http.measureMs,
             request: requests[op]
           })
+          const requestsServed = loaded.rps * (settings.http.warmupMs + settings.http.measureMs) / 1000
+          const result = { ...loaded, cpuMicros: (cpuMillis(server.child.pid) - before) * 1000 / requestsServed }
           rounds[op][kind].push(result)
           progress(
             `  http round ${round + 1} ${op.padEnd(6)} ${kind.padEnd(7)} ${result.rps.toFixed(0).padStart(7)} req/s ` +
-              `p50 ${result.p50.toFixed(2)} ms p99 ${result.p99.toFixed(2)} ms` +
+              `p50 ${result.p50.toFixed(2)} ms p99 ${result.p99.toFixed(2)} ms, ${
+                Number.isNaN(result.cpuMicros) ? "-" : Math.round(result.cpuMicros)
+              } µs CPU per request` +
               (result.failures > 0 ? ` (${result.failures} failures)` : "")
           )
         }
@@ -52,6 +63,7 @@ export const httpPhase = async (seeded: Seeded): Promise<HttpResult> => {
           rps: median(rs.map((r) => r.rps)),
           p50: median(rs.map((r) => r.p50)),
           p99: median(rs.map((r) => r.p99)),
+          cpuMicros: median(rs.map((r) => r.cpuMicros)),
           failures: rs.reduce((a, r) => a + r.failures, 0),
           rounds: rs
         }

@@ -1,6 +1,7 @@
 /** The table printed at the end of a full `pnpm bench` run (in-process, HTTP, scale, start-up, webhooks). */
 import type { HttpResult, StartupResult } from "./HttpPhase.js"
 import { type InProcessResult, type Operation, OPERATIONS, type ScaleResult } from "./InProcess.js"
+import { SERVERS } from "./Servers.js"
 import { settings } from "./Settings.js"
 import { webhookReport, type WebhookResult } from "./Webhooks.js"
 
@@ -51,7 +52,7 @@ export const report = (results: {
     const h = results.http
     parts.push(
       `\nHTTP (${settings.http.connections} connections, median of ${settings.http.rounds} rounds; req/s and p50/p99 ms;` +
-        " floor = HttpApi alone with fixed answers)"
+        " each server's CPU per request; floor = HttpApi alone with fixed answers)"
     )
     parts.push(table(
       [
@@ -66,7 +67,9 @@ export const report = (results: {
         "engine/floor",
         "engine p50/p99",
         "raw p50/p99",
-        "fastify p50/p99"
+        "fastify p50/p99",
+        "CPU µs/req engine/raw/fastify/floor",
+        "CPU engine/floor"
       ],
       OPERATIONS.map((op) => [
         LABEL[op],
@@ -80,7 +83,9 @@ export const report = (results: {
         ratio(h[op].engine.rps, h[op].floor.rps),
         `${fmt(h[op].engine.p50, 2)}/${fmt(h[op].engine.p99, 2)}`,
         `${fmt(h[op].raw.p50, 2)}/${fmt(h[op].raw.p99, 2)}`,
-        `${fmt(h[op].fastify.p50, 2)}/${fmt(h[op].fastify.p99, 2)}`
+        `${fmt(h[op].fastify.p50, 2)}/${fmt(h[op].fastify.p99, 2)}`,
+        SERVERS.map((kind) => fmt(h[op][kind].cpuMicros)).join("/"),
+        ratio(h[op].engine.cpuMicros, h[op].floor.cpuMicros)
       ])
     ))
   } else {

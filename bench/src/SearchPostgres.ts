@@ -17,6 +17,11 @@ import type { SearchLatency } from "./Search.js"
 
 export const benchPgUrl: string | undefined = process.env["SUPPORT_BENCH_PG_URL"] ?? process.env["SUPPORT_TEST_PG_URL"]
 
+// PostgreSQL keeps webhook secrets encrypted and will not start without a key (docs/configuration.md). Set when this
+// module loads, before any engine runs: Effect's default configuration provider copies the environment the first
+// time it is read, so a key set later, once the run's first (SQLite) engine has started, would not be seen.
+if (benchPgUrl !== undefined) process.env["SUPPORT_SECRET_KEY"] ??= randomBytes(32).toString("base64")
+
 const onServer = <A>(url: string, run: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(
     Effect.flatMap(PgClient.PgClient, run).pipe(
@@ -44,8 +49,6 @@ export const searchLatencyPostgres = async (
   await onServer(server, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
   await onServer(server, (sql) => sql.unsafe(`CREATE DATABASE ${name}`))
   const url = databaseUrl(server, name)
-  // PostgreSQL keeps webhook secrets encrypted and will not start without a key (docs/configuration.md).
-  process.env["SUPPORT_SECRET_KEY"] ??= randomBytes(32).toString("base64")
   try {
     const setup = createSupportEngine({ databaseUrl: url, dispatcher: false, trainingWorker: false })
     let workspaceId: string

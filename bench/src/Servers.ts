@@ -1,5 +1,6 @@
 /** The benchmark's server children: built as bundles, started on free loopback ports, stopped. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -52,7 +53,8 @@ export type StartKind = ServerKind | "serve"
 
 /**
  * Starts a server child on a free loopback port over `database` and waits for its `/health`. `env` adds to its
- * environment (the engine server reads `BENCH_STOCK`, servers/engine.ts); `log` reports an unexpected exit.
+ * environment and wins over what is set here (`SUPPORT_RATE_LIMIT_PER_SECOND=0` turns the limiter off); `log`
+ * reports an unexpected exit.
  */
 export const startServer = (
   kind: StartKind,
@@ -76,7 +78,6 @@ export const startBundle = async (
   const port = await freePort()
   const childEnv = {
     ...process.env,
-    ...env,
     BENCH_DB: database,
     BENCH_PORT: String(port),
     SUPPORT_DATABASE_URL: `file:${database}`,
@@ -84,7 +85,8 @@ export const startBundle = async (
     SUPPORT_PORT: String(port),
     // One token sends every request: limits no run can reach, so the limiter's cost is measured, not its 429s.
     SUPPORT_RATE_LIMIT_PER_SECOND: "1000000000",
-    SUPPORT_RATE_LIMIT_BURST: "1000000000"
+    SUPPORT_RATE_LIMIT_BURST: "1000000000",
+    ...env
   }
   const t0 = performance.now()
   const child = spawn(process.execPath, command, {
@@ -120,3 +122,12 @@ export const stopServer = (server: Running) =>
     })
     server.child.kill("SIGTERM")
   })
+
+/** User and system CPU time of a process in ms (Linux /proc; the kernel counts in ticks of 10 ms). */
+export const cpuMillis = (pid: number | undefined): number => {
+  const file = `/proc/${pid}/stat`
+  if (pid === undefined || !existsSync(file)) return Number.NaN
+  // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
+  const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}

@@ -30,7 +30,15 @@ export const settings = quick
     scaleSamples: 150,
     startupSamples: 1,
     webhooks: { deliveries: 2_000, rounds: 1, memoryDeliveries: 2_000, concurrency: 16, sampleMs: 100 },
-    builds: { customers: 100_000, rounds: 4, warmupMs: 500, measureMs: 1_500, connections: 50, stepRequests: 100 },
+    builds: {
+      customers: 100_000,
+      rounds: 4,
+      warmupMs: 500,
+      measureMs: 1_500,
+      connections: 50,
+      stepRequests: 100,
+      sequentialRequests: 500
+    },
     otlp: { customers: 100_000, rounds: 4, warmupMs: 500, measureMs: 1_500, connections: 50 }
   }
   : {
@@ -42,7 +50,15 @@ export const settings = quick
     scaleSamples: 500,
     startupSamples: 3,
     webhooks: { deliveries: 50_000, rounds: 3, memoryDeliveries: 100_000, concurrency: 16, sampleMs: 250 },
-    builds: { customers: 100_000, rounds: 8, warmupMs: 500, measureMs: 2_000, connections: 50, stepRequests: 300 },
+    builds: {
+      customers: 100_000,
+      rounds: 8,
+      warmupMs: 500,
+      measureMs: 2_000,
+      connections: 50,
+      stepRequests: 300,
+      sequentialRequests: 1_000
+    },
     otlp: { customers: 100_000, rounds: 8, warmupMs: 500, measureMs: 2_000, connections: 50 }
   }
 

@@ -4,7 +4,7 @@
  * requests one at a time. Unlike a rate or a CPU time, the count is the same on a quiet and on a busy machine.
  */
 import { execFileSync } from "node:child_process"
-import { copyFileSync, mkdirSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Build } from "./Builds.js"
@@ -79,6 +79,16 @@ const countBuild = async (
   }
 }
 
+/** The Effect version the checkout's HTTP package resolves. */
+const effectVersion = (dir: string): string => {
+  const file = join(dir, "packages/http/node_modules/effect/package.json")
+  if (!existsSync(file)) return "unknown"
+  const parsed: unknown = JSON.parse(readFileSync(file, "utf8"))
+  return typeof parsed === "object" && parsed !== null && "version" in parsed && typeof parsed.version === "string"
+    ? parsed.version
+    : "unknown"
+}
+
 /** Steps and fibers per request of each operation, `requests` sequential requests after as many to warm up. */
 export const stepsPhase = async (
   builds: ReadonlyArray<{ readonly build: Build; readonly seeded: Seeded }>,
@@ -87,6 +97,11 @@ export const stepsPhase = async (
 ): Promise<StepsResult> => {
   const result = Object.fromEntries(OPERATIONS.map((op) => [op, {}])) as Record<Operation, Record<string, StepCount>>
   for (const { build, seeded } of builds) {
+    const effect = effectVersion(build.dir)
+    if (!effect.startsWith("4.")) {
+      progress(`  steps ${build.name}: not counted (Effect ${effect}; the counter is written against Effect 4)`)
+      continue
+    }
     try {
       await countBuild(build, seeded, requests, result, progress)
     } catch (error) {

@@ -8,7 +8,7 @@ import { IdGenerator } from "@support-engine/core"
 import { Clock, Context, Effect, Layer, References } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { answerTag } from "./ETags.js"
-import { recordRequest } from "./HttpMetrics.js"
+import { recordRequestUnsafe } from "./HttpMetrics.js"
 import { CurrentRequestFacts, logRequest, type RequestFacts, routeOf } from "./RequestLog.js"
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -20,8 +20,9 @@ const withAnswerHeaders = (facts: RequestFacts, response: HttpServerResponse.Htt
     : facts.etag === true
     ? answerTag(response)
     : facts.etag
-  const answer = HttpServerResponse.setHeaders(response, facts.headers)
-  return etag === undefined ? answer : HttpServerResponse.setHeader(answer, "etag", etag)
+  // One copy of the answer's headers: the facts' headers are the request's own, read once.
+  if (etag !== undefined) facts.headers["etag"] = etag
+  return HttpServerResponse.setHeaders(response, facts.headers)
 }
 
 /** What runs inside the request's scope: the request, its facts, and the time it arrived (ms, Effect's `Clock`). */
@@ -60,14 +61,11 @@ export class RequestIds extends Context.Service<RequestIds>()("@support-engine/h
         HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (answered, response) =>
           Effect.withFiber((end) => {
             const ended = end.getRef(Clock.Clock).currentTimeNanosUnsafe()
-            return recordRequest(
-              answered.method,
-              routeOf(answered, facts),
-              response.status,
-              Number(ended - started) / 1e9
-            ).pipe(
-              Effect.andThen(logRequest(answered, response, facts, started, ended)),
-              Effect.as(withAnswerHeaders(facts, response))
+            const route = routeOf(answered, facts)
+            recordRequestUnsafe(answered.method, route, response.status, Number(ended - started) / 1e9, end.context)
+            return Effect.as(
+              logRequest(answered, response, facts, route, started, ended),
+              withAnswerHeaders(facts, response)
             )
           }))
         return app(request, facts, Number(started / 1_000_000n))

@@ -5,7 +5,7 @@
  * a header value, a query or a body. It replaces Effect's own request logger (switched off where the API is served,
  * Server.ts), which wraps every request in a log span and an exit handler and writes other fields.
  */
-import { type Cause, Context, Effect, LogLevel, Predicate, References } from "effect"
+import { type Cause, Context, Effect, type Fiber, LogLevel, Predicate, References } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 
 /**
@@ -48,11 +48,20 @@ const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/health", "/ready", "/opena
  * records nothing.
  */
 export const recordRoute: Effect.Effect<void> = Effect.withFiber((fiber) => {
+  recordRouteOf(fiber)
+  return Effect.void
+})
+
+/**
+ * `recordRoute` inside a step that already has the fiber, as plain code: records the route template and returns
+ * the request's facts (none outside the request middleware), for the step to write more into.
+ */
+export const recordRouteOf = (fiber: Fiber.Fiber<unknown, unknown>): RequestFacts | undefined => {
   const facts = fiber.getRef(CurrentRequestFacts)
   const route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
   if (facts !== undefined && route !== undefined) facts.route = route.route.path
-  return Effect.void
-})
+  return facts
+}
 
 /** Records the workspace of the request's token. */
 export const recordWorkspace = (workspaceId: string): Effect.Effect<void> =>
@@ -80,6 +89,7 @@ export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   facts: RequestFacts,
+  route: string | null,
   startedNanos: bigint,
   endedNanos: bigint
 ): Effect.Effect<void> =>
@@ -88,7 +98,7 @@ export const logRequest = (
     fiber.setContext(Context.add(fiber.context, References.CurrentLogAnnotations, {
       ...fiber.getRef(References.CurrentLogAnnotations),
       method: request.method,
-      route: routeOf(request, facts),
+      route,
       status: response.status,
       duration_ms: Number((endedNanos - startedNanos) / 1000n) / 1000,
       workspace_id: facts.workspaceId

@@ -1,11 +1,10 @@
 /** Agents on `effect/sql`. */
 import { Agent, AgentId, AgentRepo, EscalationRule, ProhibitedPhrase, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique } from "../shared/SqlErrors.js"
 
 const AgentRow = Schema.Struct({
@@ -42,13 +41,13 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
     const p = params(sql)
     const columns = sql.literal(COLUMNS)
 
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: AgentId }),
       Result: AgentRow,
       execute: (r) => sql`SELECT ${columns} FROM agents WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         is_active: Schema.optional(Schema.Boolean),
@@ -61,7 +60,7 @@ export const SqlAgentRepoLive: Layer.Layer<AgentRepo, never, SqlClient.SqlClient
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
-    const countActive = RowSchema.findOne({
+    const countActive = SqlSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, is_active: Schema.Boolean }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>

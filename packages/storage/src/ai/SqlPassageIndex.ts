@@ -8,10 +8,9 @@
  */
 import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { trainingWords, translationStems, translationWords } from "../migrations/0031_search_languages.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { language, SQLITE_STEMMED } from "../shared/TextSearch.js"
 
@@ -95,7 +94,7 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
         ) found ORDER BY score DESC, tie ${limit(sql, r.limit)}`
     }
 
-    const find = RowSchema.findAll({
+    const find = SqlSchema.findAll({
       Request,
       Result: PassageRow,
       execute: (r) => sql.onDialectOrElse({ pg: () => pg(r), orElse: () => sqlite(r) })

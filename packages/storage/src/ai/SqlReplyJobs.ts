@@ -4,9 +4,8 @@
  */
 import { AgentId, ConversationId, MessageId, ReplyJobId, ReplyJobs, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const ClaimedRow = Schema.Struct({
@@ -31,7 +30,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
      * conversation is pending, so replies come in the order of the messages; an expired lease is due again
      * (the lease end is its due time).
      */
-    const claim = RowSchema.findOneOption({
+    const claim = SqlSchema.findOneOption({
       Request: Schema.Struct({ now: Schema.String, lease: Schema.String, claimant: Schema.String }),
       Result: Schema.Struct({ id: ReplyJobId }),
       execute: (r) => {
@@ -46,7 +45,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
       }
     })
 
-    const load = RowSchema.findOneOption({
+    const load = SqlSchema.findOneOption({
       Request: Schema.Struct({ id: ReplyJobId, claimant: Schema.String }),
       Result: ClaimedRow,
       execute: (r) =>
@@ -56,7 +55,7 @@ export const SqlReplyJobsLive: Layer.Layer<ReplyJobs, never, SqlClient.SqlClient
             WHERE j.id = ${r.id} AND j.claimed_by = ${r.claimant}`
     })
 
-    const count = RowSchema.findOne({
+    const count = SqlSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, conversation_id: ConversationId, agent_id: AgentId }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>

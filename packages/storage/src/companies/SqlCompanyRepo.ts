@@ -1,11 +1,10 @@
 /** Companies on `effect/sql`. */
 import { Company, CompanyId, CompanyRepo, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const CompanyRow = Schema.Struct({
@@ -29,13 +28,13 @@ export const SqlCompanyRepoLive: Layer.Layer<CompanyRepo, never, SqlClient.SqlCl
     const sql = yield* SqlClient.SqlClient
     const counters = yield* Counters
 
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CompanyId }),
       Result: CompanyRow,
       execute: (r) => sql`SELECT * FROM companies WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, ...WindowFields }),
       Result: CompanyRow,
       execute: (r) =>

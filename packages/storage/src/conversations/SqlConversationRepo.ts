@@ -17,12 +17,11 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit as limitClause } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
 
@@ -107,19 +106,19 @@ export const SqlConversationRepoLive: Layer.Layer<
   const equals = (filters: Record<string, string | undefined>) =>
     Object.entries(filters).flatMap(([column, value]) => value === undefined ? [] : [sql`${sql(column)} = ${value}`])
 
-  const findConversation = RowSchema.findOneOption({
+  const findConversation = SqlSchema.findOneOption({
     Request: Schema.Struct({ workspace_id: WorkspaceId, id: ConversationId }),
     Result: ConversationRow,
     execute: (r) => sql`SELECT * FROM conversations WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
   })
-  const conversationPage = RowSchema.findAll({
+  const conversationPage = SqlSchema.findAll({
     Request: Schema.Struct({ ...ConversationFilter.fields, ...WindowFields }),
     Result: ConversationRow,
     execute: ({ after_at, after_id, limit, offset, order, since, workspace_id, ...filters }) =>
       sql`SELECT * FROM conversations WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ${keyset(sql, { after_at, after_id, limit, offset, order, since }, CONVERSATION_ORDER)}`
   })
-  const conversationCount = RowSchema.findOne({
+  const conversationCount = SqlSchema.findOne({
     Request: ConversationFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>
@@ -157,26 +156,26 @@ export const SqlConversationRepoLive: Layer.Layer<
         )
       ])
     }`
-  const searchPage = RowSchema.findAll({
+  const searchPage = SqlSchema.findAll({
     Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
     Result: ConversationRow,
     execute: ({ limit, offset, ...request }) =>
       sql`SELECT c.* FROM ${searchBody(request)}
           ORDER BY best.score, c.created_at DESC, c.id DESC ${limitClause(sql, limit, offset)}`
   })
-  const searchCount = RowSchema.findOne({
+  const searchCount = SqlSchema.findOne({
     Request: SearchRequest,
     Result: Schema.Struct({ total: DbInt }),
     execute: (request) => sql`SELECT COUNT(*) AS total FROM ${searchBody(request)}`
   })
-  const messagePage = RowSchema.findAll({
+  const messagePage = SqlSchema.findAll({
     Request: Schema.Struct({ ...MessageFilter.fields, ...WindowFields }),
     Result: MessageRow,
     execute: ({ after_at, after_id, limit, offset, order, since, workspace_id, ...filters }) =>
       sql`SELECT * FROM messages WHERE ${sql.and([sql`workspace_id = ${workspace_id}`, ...equals(filters)])}
           ${keyset(sql, { after_at, after_id, limit, offset, order, since }, MESSAGE_ORDER)}`
   })
-  const messageCount = RowSchema.findOne({
+  const messageCount = SqlSchema.findOne({
     Request: MessageFilter,
     Result: Schema.Struct({ total: DbInt }),
     execute: ({ workspace_id, ...filters }) =>

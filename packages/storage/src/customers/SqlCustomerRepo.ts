@@ -1,12 +1,11 @@
 /** Customers on `effect/sql`. */
 import { CompanyId, Customer, CustomerId, CustomerRepo, normalizeEmail, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
 
@@ -42,13 +41,13 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
     const columns = sql.literal(COLUMNS)
     const prefixedColumns = sql.literal(COLUMNS.split(", ").map((column) => `c.${column}`).join(", "))
 
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: CustomerId }),
       Result: CustomerRow,
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const findByEmail = RowSchema.findOneOption({
+    const findByEmail = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, email: Schema.String }),
       Result: CustomerRow,
       execute: (r) =>
@@ -67,7 +66,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
         ...(r.company_id === undefined ? [] : [sql`company_id = ${r.company_id}`])
       ])
 
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({ ...Filter.fields, ...WindowFields }),
       Result: CustomerRow,
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE ${where(r)} ${keyset(sql, r, ORDER)}`
@@ -91,7 +90,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             JOIN customers c ON c.id = k.id`
     })
     const SearchRequest = Schema.Struct({ ...Filter.fields, match: Schema.String })
-    const searchPage = RowSchema.findAll({
+    const searchPage = SqlSchema.findAll({
       Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
       Result: CustomerRow,
       execute: (r) =>
@@ -103,13 +102,13 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
           })
         }, c.created_at DESC, c.id DESC ${limit(sql, r.limit, r.offset)}`
     })
-    const searchCount = RowSchema.findOne({
+    const searchCount = SqlSchema.findOne({
       Request: SearchRequest,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchFrom} WHERE ${searchWhere(r)}`
     })
 
-    const count = RowSchema.findOne({
+    const count = SqlSchema.findOne({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`

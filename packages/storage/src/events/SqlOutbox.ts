@@ -1,12 +1,11 @@
 /** The `Outbox` port on `effect/sql`: events are rows appended in the caller's transaction. */
 import { Actor, Event, EventData, EventId, EventType, Outbox, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 // Events addressed to one webhook (`webhook.ping`) are delivered but are not part of the log: every
@@ -38,7 +37,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
     const counters = yield* Counters
     const p = params(sql)
 
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
       Result: EventRow,
       execute: (r) =>
@@ -46,7 +45,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             AND target_webhook_id IS NULL`
     })
 
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         event: Schema.optional(Schema.String),
@@ -60,7 +59,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             ${keyset(sql, r, { newest: "occurred_at", updated: "occurred_at" })}`
     })
 
-    const countByType = RowSchema.findOne({
+    const countByType = SqlSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, event: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
@@ -68,7 +67,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             AND target_webhook_id IS NULL`
     })
 
-    const after = RowSchema.findAll({
+    const after = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         after: EventId,
@@ -83,7 +82,7 @@ export const SqlOutboxLive: Layer.Layer<Outbox, never, SqlClient.SqlClient | Cou
             ORDER BY id ASC ${limit(sql, r.limit)}`
     })
 
-    const prunedThrough = RowSchema.findOneOption({
+    const prunedThrough = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: EventId }),
       Result: Schema.Struct({ last_id: EventId }),
       execute: (r) =>

@@ -1,10 +1,9 @@
 /** Idempotency keys on `effect/sql`. */
 import { IdempotencyStore, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, DbJson, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const OutcomeRow = Schema.Struct({
@@ -24,7 +23,7 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
 
-    const find = RowSchema.findOneOption({
+    const find = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, key: Schema.String }),
       Result: OutcomeRow,
       execute: (r) =>
@@ -32,7 +31,7 @@ export const SqlIdempotencyStoreLive: Layer.Layer<IdempotencyStore, never, SqlCl
             WHERE workspace_id = ${r.workspace_id} AND idempotency_key = ${r.key}`
     })
 
-    const tryLock = RowSchema.findOne({
+    const tryLock = SqlSchema.findOne({
       Request: Schema.Struct({ slot: Schema.String }),
       Result: Schema.Struct({ locked: Schema.Boolean }),
       execute: (r) => sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${r.slot}, 0)) AS locked`

@@ -12,12 +12,11 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit as limitClause } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orUnique } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
 
@@ -66,7 +65,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     const p = params(sql)
     const revisionColumns = sql.literal(REVISION_COLUMNS)
 
-    const translationsOf = RowSchema.findAll({
+    const translationsOf = SqlSchema.findAll({
       Request: Schema.Array(ArticleId),
       Result: TranslationRow,
       execute: (ids) =>
@@ -98,13 +97,13 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
     const ARTICLE_PREFIXED = sql.literal(
       "a.id, a.category_id, a.position, a.status, a.published_at, a.source, a.created_at, a.updated_at"
     )
-    const findById = RowSchema.findAll({
+    const findById = SqlSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: ArticleId }),
       Result: ArticleRow,
       execute: (r) =>
         sql`SELECT ${ARTICLE_COLUMNS} FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         status: Schema.optional(Schema.String),
@@ -139,31 +138,31 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         })
       }) best JOIN kb_articles a ON a.id = best.article_id WHERE a.workspace_id = ${r.workspace_id}
       ${r.status === undefined ? sql`` : sql`AND a.status = ${r.status}`}`
-    const searchPage = RowSchema.findAll({
+    const searchPage = SqlSchema.findAll({
       Request: Schema.Struct({ ...SearchRequest.fields, limit: Schema.Int, offset: Schema.Int }),
       Result: ArticleRow,
       execute: ({ limit, offset, ...r }) =>
         sql`SELECT ${ARTICLE_PREFIXED} FROM ${searchBody(r)}
             ORDER BY best.score, a.created_at DESC, a.id DESC ${limitClause(sql, limit, offset)}`
     })
-    const searchCount = RowSchema.findOne({
+    const searchCount = SqlSchema.findOne({
       Request: SearchRequest,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM ${searchBody(r)}`
     })
-    const countStatus = RowSchema.findOne({
+    const countStatus = SqlSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, status: Schema.String }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
         sql`SELECT COUNT(*) AS total FROM kb_articles WHERE workspace_id = ${r.workspace_id} AND status = ${r.status}`
     })
-    const findRevision = RowSchema.findOneOption({
+    const findRevision = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: RevisionId }),
       Result: RevisionRow,
       execute: (r) =>
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const revisionPage = RowSchema.findAll({
+    const revisionPage = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         article_id: ArticleId,
@@ -175,7 +174,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         sql`SELECT ${revisionColumns} FROM kb_article_revisions WHERE workspace_id = ${r.workspace_id}
             AND article_id = ${r.article_id} ${keyset(sql, r, { newest: "created_at", updated: "created_at" })}`
     })
-    const revisionCount = RowSchema.findOne({
+    const revisionCount = SqlSchema.findOne({
       Request: Schema.Struct({ workspace_id: WorkspaceId, article_id: ArticleId }),
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) =>
@@ -208,7 +207,7 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
         Effect.asVoid,
         conflict
       )
-    const nextPosition = RowSchema.findOne({
+    const nextPosition = SqlSchema.findOne({
       Request: ArticleId,
       Result: Schema.Struct({ next: DbInt }),
       execute: (articleId) =>

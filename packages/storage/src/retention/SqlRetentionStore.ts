@@ -6,11 +6,10 @@
  */
 import { EventId, type PrunedDeliveries, RetentionStore, uuidV7, WorkspaceId } from "@support-engine/core"
 import { type DateTime, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { limit as limitClause } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 /** The counter SqlOutbox keeps for the workspace's event log. */
@@ -33,7 +32,7 @@ export const SqlRetentionStoreLive: Layer.Layer<RetentionStore, never, SqlClient
     const lock = sql.onDialectOrElse({ pg: () => sql`FOR UPDATE SKIP LOCKED`, orElse: () => sql`` })
     const lockEvents = sql.onDialectOrElse({ pg: () => sql`FOR UPDATE OF e SKIP LOCKED`, orElse: () => sql`` })
 
-    const finishedDeliveries = RowSchema.findAll({
+    const finishedDeliveries = SqlSchema.findAll({
       Request: Schema.Struct({ before: Schema.String, limit: Schema.Int }),
       Result: Schema.Struct({ id: Schema.String }),
       execute: (r) =>
@@ -41,7 +40,7 @@ export const SqlRetentionStoreLive: Layer.Layer<RetentionStore, never, SqlClient
             ORDER BY updated_at ${limitClause(sql, r.limit)} ${lock}`
     })
 
-    const countAttempts = RowSchema.findOne({
+    const countAttempts = SqlSchema.findOne({
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ total: DbInt }),
       execute: (ids) => sql`SELECT COUNT(*) AS total FROM webhook_delivery_attempts WHERE ${sql.in("delivery_id", ids)}`
@@ -49,7 +48,7 @@ export const SqlRetentionStoreLive: Layer.Layer<RetentionStore, never, SqlClient
 
     // An event stays while a delivery carries it (pending, claimed or finished: deliveries have their own
     // retention) and while its deliveries are still to be made (a fan-out marker).
-    const oldEvents = RowSchema.findAll({
+    const oldEvents = SqlSchema.findAll({
       Request: Schema.Struct({ first_id: Schema.String, before: Schema.String, limit: Schema.Int }),
       Result: EventRow,
       execute: (r) =>

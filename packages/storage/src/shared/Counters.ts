@@ -4,16 +4,15 @@
  */
 import type { WorkspaceId } from "@support-engine/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt } from "./Columns.js"
-import * as RowSchema from "./RowSchema.js"
 import { mapSqlError } from "./SqlErrors.js"
 
 export class Counters extends Context.Service<Counters>()("@support-engine/storage/Counters", {
   make: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findValue = RowSchema.findOneOption({
+    const findValue = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: Schema.String, name: Schema.String }),
       Result: Schema.Struct({ value: DbInt }),
       execute: (r) =>

@@ -21,7 +21,7 @@ export interface KeysetColumns {
   readonly id?: string
 }
 
-/** Request fields of a list statement (for `RowSchema.findAll`'s request schema). */
+/** Request fields of a list statement (for `SqlSchema.findAll`'s request schema). */
 export const WindowFields = {
   limit: Schema.Int,
   offset: Schema.Int,

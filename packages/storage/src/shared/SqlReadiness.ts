@@ -4,10 +4,9 @@
  */
 import { Readiness } from "@support-engine/core"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt } from "./Columns.js"
 import { migrations } from "./Migrations.js"
-import * as RowSchema from "./RowSchema.js"
 
 /** The newest migration id this code registers. */
 export const latestMigration: number = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
@@ -19,7 +18,7 @@ export const SqlReadinessLive: Layer.Layer<Readiness, never, SqlClient.SqlClient
   Readiness,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const newest = RowSchema.findOne({
+    const newest = SqlSchema.findOne({
       Request: Schema.Void,
       Result: Schema.Struct({ id: Schema.NullOr(DbInt) }),
       execute: () => sql`SELECT MAX(migration_id) AS id FROM support_engine_migrations`

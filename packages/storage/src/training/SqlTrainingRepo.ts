@@ -14,11 +14,10 @@ import {
   WorkspaceId
 } from "@support-engine/core"
 import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbBoolean, DbInt, DbTimestamp, params, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const ItemRow = Schema.Struct({
@@ -66,7 +65,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
     const p = params(sql)
     const columns = sql.literal(COLUMNS)
 
-    const agentLinks = RowSchema.findAll({
+    const agentLinks = SqlSchema.findAll({
       Request: Schema.Array(TrainingDataId),
       Result: AgentLink,
       execute: (ids) =>
@@ -88,7 +87,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             })
           ))
 
-    const findById = RowSchema.findAll({
+    const findById = SqlSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingDataId }),
       Result: ItemRow,
       execute: (r) => sql`SELECT ${columns} FROM training_data WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -105,34 +104,34 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
         ...(r.type === undefined ? [] : [sql`type = ${r.type}`]),
         ...(r.status === undefined ? [] : [sql`status = ${r.status}`])
       ])
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({ ...Filter.fields, ...WindowFields }),
       Result: ItemRow,
       execute: (r) =>
         sql`SELECT ${columns} FROM training_data WHERE ${where(r)}
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
-    const count = RowSchema.findOne({
+    const count = SqlSchema.findOne({
       Request: Filter,
       Result: Schema.Struct({ total: DbInt }),
       execute: (r) => sql`SELECT COUNT(*) AS total FROM training_data WHERE ${where(r)}`
     })
 
-    const findFolder = RowSchema.findOneOption({
+    const findFolder = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingFolderId }),
       Result: FolderRow,
       execute: (r) =>
         sql`SELECT id, name, created_at, updated_at FROM training_folders
             WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
-    const listFolders = RowSchema.findAll({
+    const listFolders = SqlSchema.findAll({
       Request: WorkspaceId,
       Result: FolderRow,
       execute: (workspaceId) =>
         sql`SELECT id, name, created_at, updated_at FROM training_folders WHERE workspace_id = ${workspaceId}
             ORDER BY created_at, id`
     })
-    const pages = RowSchema.findAll({
+    const pages = SqlSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: TrainingDataId }),
       Result: PageRow,
       execute: (r) =>
@@ -140,7 +139,7 @@ export const SqlTrainingRepoLive: Layer.Layer<TrainingRepo, never, SqlClient.Sql
             WHERE workspace_id = ${r.workspace_id} AND training_data_id = ${r.id} ORDER BY created_at, id`
     })
 
-    const claim = RowSchema.findAll({
+    const claim = SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.String, lease: Schema.String }),
       Result: ItemRow,
       execute: (r) => {

@@ -10,13 +10,12 @@
 import { PersistenceError, SecretCipher, SecretKeysConfig, webhookSecretContext } from "@support-engine/core"
 import { parseSecretKey } from "@support-engine/core"
 import { Config, DateTime, Effect, Layer, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { makeAesGcmCipher } from "../shared/AesGcmCipher.js"
 import { ts } from "../shared/Columns.js"
 import type { DatabaseUrl } from "../shared/Database.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 
 const KEY = "SUPPORT_SECRET_KEY"
@@ -117,7 +116,7 @@ const rewrite = (prefix: string) =>
     const cipher = yield* SecretCipher
     const keep = (stored: string) => stored.startsWith(prefix)
     const pattern = `${prefix}%`
-    const rows = yield* RowSchema.findAll({
+    const rows = yield* SqlSchema.findAll({
       Request: Schema.Void,
       Result: StoredSecrets,
       execute: () =>
@@ -176,7 +175,7 @@ export const erasePreviousSecrets = (at: DateTime.Utc) =>
 
 /** The ids of the keys stored values name, each once. */
 const storedKeyIds = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  RowSchema.findAll({
+  SqlSchema.findAll({
     Request: Schema.Void,
     Result: Schema.Struct({ kid: Schema.String }),
     execute: () =>

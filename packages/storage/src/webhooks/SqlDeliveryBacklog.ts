@@ -4,9 +4,8 @@
  */
 import { DeliveryBacklog } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, DbTimestamp } from "../shared/Columns.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
 const BacklogRow = Schema.Struct({ pending: DbInt, oldest: Schema.NullOr(DbTimestamp) })
@@ -15,7 +14,7 @@ export const SqlDeliveryBacklogLive: Layer.Layer<DeliveryBacklog, never, SqlClie
   DeliveryBacklog,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const read = RowSchema.findOne({
+    const read = SqlSchema.findOne({
       Request: Schema.Void,
       Result: BacklogRow,
       execute: () =>

@@ -17,10 +17,9 @@ import {
   WebhookId
 } from "@support-engine/core"
 import { Array as Arr, type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { DbInt, DbTimestamp, params, ts, types } from "../shared/Columns.js"
 import { limit } from "../shared/Limit.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, toPersistenceError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { makeDeactivationEvent } from "./SqlDeactivation.js"
@@ -62,7 +61,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
        * so a delivery is never leased twice. Two dispatchers claiming in the same instant each count the other's
        * leases only once committed, so together they may pass a limit by one claim's worth until those end.
        */
-      const claim = RowSchema.findAll({
+      const claim = SqlSchema.findAll({
         Request: Schema.Struct({
           now: Schema.String,
           lease: Schema.String,
@@ -138,7 +137,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active = ${active})
             LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
 
-      const loadClaimed = RowSchema.findAll({
+      const loadClaimed = SqlSchema.findAll({
         Request: Schema.Struct({ ids: Schema.Array(DeliveryId), claimant: Schema.String }),
         Result: ClaimedRow,
         execute: (r) =>
@@ -153,7 +152,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
               ORDER BY d.next_attempt_at, d.id`
       })
 
-      const nextDue = RowSchema.findOneOption({
+      const nextDue = SqlSchema.findOneOption({
         Request: Schema.NullOr(Schema.String),
         Result: Schema.Struct({ next_attempt_at: DbTimestamp }),
         execute: (after) =>
@@ -180,7 +179,7 @@ export const SqlDeliveryQueueLive: Layer.Layer<
           return deactivated.length > 0
         })
 
-      const failureCount = RowSchema.findOne({
+      const failureCount = SqlSchema.findOne({
         Request: WebhookId,
         Result: Schema.Struct({ consecutive_failures: DbInt }),
         execute: (id) =>

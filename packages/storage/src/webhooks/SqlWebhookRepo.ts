@@ -15,11 +15,10 @@ import {
 } from "@support-engine/core"
 import type { Redacted } from "effect"
 import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbInt, params, ts, tsOrNull, types } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { DeliverySignal } from "./DeliverySignal.js"
 import { erasePreviousSecrets } from "./SecretsAtRest.js"
@@ -45,13 +44,13 @@ export const SqlWebhookRepoLive: Layer.Layer<
     const columns = sql.literal(WEBHOOK_COLUMNS)
     const timestamp = sql.literal(types(sql).ts)
 
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: WebhookId }),
       Result: WebhookRow,
       execute: (r) => sql`SELECT ${columns} FROM webhooks WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
     })
 
-    const page = RowSchema.findAll({
+    const page = SqlSchema.findAll({
       Request: Schema.Struct({ workspace_id: WorkspaceId, ...WindowFields }),
       Result: WebhookRow,
       execute: (r) =>
@@ -71,7 +70,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
         : Effect.void
     }
 
-    const deliveryPage = RowSchema.findAll({
+    const deliveryPage = SqlSchema.findAll({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         webhook_id: WebhookId,
@@ -85,7 +84,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
               ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
 
-    const findDelivery = RowSchema.findOneOption({
+    const findDelivery = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, webhook_id: WebhookId, id: DeliveryId }),
       Result: DeliveryRow,
       execute: (r) =>
@@ -98,7 +97,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
      * log is always filtered by its webhook, and no list counts a whole table. No counter per webhook: the fan-out
      * would have to update one for every subscriber in the event's transaction.
      */
-    const countDeliveries = RowSchema.findOne({
+    const countDeliveries = SqlSchema.findOne({
       Request: Schema.Struct({
         workspace_id: WorkspaceId,
         webhook_id: WebhookId,
@@ -111,7 +110,7 @@ export const SqlWebhookRepoLive: Layer.Layer<
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}`
     })
 
-    const latestAttempts = RowSchema.findAll({
+    const latestAttempts = SqlSchema.findAll({
       Request: Schema.Array(DeliveryId),
       Result: AttemptRow,
       execute: (ids) =>

@@ -14,9 +14,8 @@ import {
   WorkspaceRepo
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema, Struct } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
-import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const WorkspaceRow = Schema.Struct({
@@ -32,12 +31,12 @@ export const SqlWorkspaceRepoLive: Layer.Layer<WorkspaceRepo, never, SqlClient.S
   WorkspaceRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: WorkspaceId,
       Result: WorkspaceRow,
       execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
     })
-    const list = RowSchema.findAll({
+    const list = SqlSchema.findAll({
       Request: Schema.Void,
       Result: WorkspaceRow,
       execute: () => sql`SELECT * FROM workspaces ORDER BY created_at, id`
@@ -81,7 +80,7 @@ export const SqlUserRepoLive: Layer.Layer<UserRepo, never, SqlClient.SqlClient> 
   UserRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.Struct({ workspace_id: WorkspaceId, id: UserId }),
       Result: UserRow,
       execute: (r) => sql`SELECT * FROM users WHERE workspace_id = ${r.workspace_id} AND id = ${r.id}`
@@ -118,7 +117,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
-    const findById = RowSchema.findOneOption({
+    const findById = SqlSchema.findOneOption({
       Request: ApiTokenId,
       Result: TokenRow,
       execute: (id) =>
@@ -126,7 +125,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
             t.created_at, t.updated_at, w.organization_id
             FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = ${id}`
     })
-    const listByWorkspace = RowSchema.findAll({
+    const listByWorkspace = SqlSchema.findAll({
       Request: WorkspaceId,
       Result: TokenRow.mapFields(Struct.omit(["token_hash", "organization_id"])),
       execute: (workspaceId) =>
