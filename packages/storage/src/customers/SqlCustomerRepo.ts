@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
+import { makeErasure } from "./SqlCustomerErasure.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
@@ -115,6 +116,8 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`
     })
 
+    const { erase } = makeErasure(sql, counters)
+
     const email = (c: Customer) => (c.email === null ? null : normalizeEmail(c.email))
 
     return CustomerRepo.of({
@@ -156,6 +159,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
+      erase,
       list: (workspaceId, filter, slice) => {
         const request = { workspace_id: workspaceId, email: filter.email, company_id: filter.company_id }
         if (filter.terms !== undefined) {
