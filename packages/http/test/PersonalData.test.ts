@@ -94,7 +94,9 @@ layer(testServer("personal-data"))("personal data", (it) => {
       assert.strictEqual(replayed.status, 201)
       assert.notStrictEqual((replayed.body as { id: string }).id, customer.id)
       // The typed client.
-      const erased = yield* client.customers.erase({ params: { id: CustomerId.make((replayed.body as { id: string }).id) } })
+      const erased = yield* client.customers.erase({
+        params: { id: CustomerId.make((replayed.body as { id: string }).id) }
+      })
       assert.deepStrictEqual({ ...erased, customer_id: "" }, {
         customer_id: "",
         conversations: 0,

@@ -104,9 +104,11 @@ export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Servic
         messages: messages.length,
         events_redacted: redactedIds.length
       })
-    }).pipe(Effect.mapError((error): PersistenceError =>
-      error._tag === "PersistenceError" ? error : toPersistenceError(error)
-    ))
+    }).pipe(
+      Effect.mapError((error): PersistenceError =>
+        error._tag === "PersistenceError" ? error : toPersistenceError(error)
+      )
+    )
 
   return { erase } as const
 }

@@ -4,12 +4,12 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { DbInt, DbTimestamp, ts } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
-import { makeErasure } from "./SqlCustomerErasure.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit } from "../shared/Limit.js"
 import * as RowSchema from "../shared/RowSchema.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
+import { makeErasure } from "./SqlCustomerErasure.js"
 
 const CustomerRow = Schema.Struct({
   id: CustomerId,

@@ -37,8 +37,7 @@ import { attemptAt, drain, provideWebhooks } from "./WebhookOpsSuite.js"
 const searchRows = (table: string, word: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.onDialectOrElse({
-      pg: () =>
-        sql`SELECT COUNT(*) AS n FROM ${sql.literal(table)} WHERE document @@ to_tsquery('simple', ${word})`,
+      pg: () => sql`SELECT COUNT(*) AS n FROM ${sql.literal(table)} WHERE document @@ to_tsquery('simple', ${word})`,
       orElse: () => sql`SELECT COUNT(*) AS n FROM ${sql.literal(table)} WHERE ${sql.literal(table)} MATCH ${word}`
     })).pipe(Effect.map((rows) => Number(rows[0]!["n"])), Effect.orDie)
 
@@ -150,9 +149,11 @@ export const erasureSuite = (adapter: Adapter) =>
           assert.isTrue(yield* queue.complete(sent!, attemptAt(now, 200), DeliveryOutcome.Delivered(), now))
           yield* conversations.update(second.id, { priority: "high" })
           const eventsBefore = (yield* (yield* Events).list(new ListEvents({ per_page: 100 }))).data
-          const theirs = eventsBefore.filter((e) => !JSON.stringify(e.data).includes(other.id) &&
+          const theirs = eventsBefore.filter((e) =>
+            !JSON.stringify(e.data).includes(other.id) &&
             !JSON.stringify(e.data).includes(kept.id) && !e.event.startsWith("agent.") &&
-            e.event !== "webhook.ping")
+            e.event !== "webhook.ping"
+          )
           assert.isAbove(yield* searchRows("message_text_search", "zyxwo"), 0)
           assert.isAbove((yield* storedTexts(principal.workspaceId)).replyJobs.length, 0, "the agent's jobs")
 
@@ -204,7 +205,10 @@ export const erasureSuite = (adapter: Adapter) =>
         const denied = yield* Effect.flip((yield* Customers).erase(ada.id).pipe(as(reader.principal)))
         assert.strictEqual(denied.message, "This token lacks the customers:write (or external-api:write) ability.")
         const foreign = yield* makeWorkspace(["customers:write"])
-        assert.strictEqual(yield* codeOf((yield* Customers).erase(ada.id).pipe(as(foreign.principal))), "RESOURCE_NOT_FOUND")
+        assert.strictEqual(
+          yield* codeOf((yield* Customers).erase(ada.id).pipe(as(foreign.principal))),
+          "RESOURCE_NOT_FOUND"
+        )
         assert.strictEqual((yield* (yield* Customers).get(ada.id).pipe(as(principal))).id, ada.id)
       }).pipe(provide))
 
@@ -222,7 +226,9 @@ export const erasureSuite = (adapter: Adapter) =>
           const ada = yield* customers.create(new CreateCustomer({ email: "ada@example.test", first_name: "Qwzyx" }))
           const ids: Array<ConversationId> = []
           for (let i = 0; i < 3; i++) {
-            ids.push((yield* conversations.create(new CreateConversation({ customer_id: ada.id, subject: "Qwzyx" }))).id)
+            ids.push(
+              (yield* conversations.create(new CreateConversation({ customer_id: ada.id, subject: "Qwzyx" }))).id
+            )
           }
           const post = (i: number) =>
             messages.create(
@@ -236,8 +242,10 @@ export const erasureSuite = (adapter: Adapter) =>
           const poster = (start: number) =>
             Effect.gen(function*() {
               for (let i = start;; i += 2) {
-                const outcome = yield* post(i).pipe(Effect.as("created"), Effect.catchTag("NotFound", () =>
-                  Effect.succeed("gone")))
+                const outcome = yield* post(i).pipe(
+                  Effect.as("created"),
+                  Effect.catchTag("NotFound", () => Effect.succeed("gone"))
+                )
                 yield* Ref.update(outcomes, (all) => [...all, outcome])
                 if (outcome === "gone") return
                 yield* Effect.yieldNow

@@ -82,10 +82,16 @@ export const readsAfterErasure = (sim: Sim, erasure: Erasure) =>
     )
     if (erasure.email !== null) {
       const email = erasure.email
-      yield* none(`customers by email ${email}`, Effect.flatMap(Customers, (c) =>
-        c.list(new ListCustomers({ email }))), customer)
-      yield* none(`customers searched for ${email}`, Effect.flatMap(Customers, (c) =>
-        c.list(new ListCustomers({ q: email }))), customer)
+      yield* none(
+        `customers by email ${email}`,
+        Effect.flatMap(Customers, (c) => c.list(new ListCustomers({ email }))),
+        customer
+      )
+      yield* none(
+        `customers searched for ${email}`,
+        Effect.flatMap(Customers, (c) => c.list(new ListCustomers({ q: email }))),
+        customer
+      )
     }
     for (const id of erasure.conversations) {
       yield* missing(`conversation ${id}`, Effect.flatMap(Conversations, (c) => c.get(id)))
@@ -98,5 +104,3 @@ export const readsAfterErasure = (sim: Sim, erasure: Erasure) =>
 
 /** The final look: every erasure of the run read again. */
 export const checkErasures = (sim: Sim) => Effect.forEach(sim.world.erasures, (e) => readsAfterErasure(sim, e))
-
-

@@ -10,8 +10,8 @@ import { Customers, type WorkspaceId } from "@support-engine/core"
 import { Clock, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { ensure } from "../Failure.js"
-import { type Erasure, type Space, touch } from "../Model.js"
 import { readsAfterErasure } from "../invariants/Erasure.js"
+import { type Erasure, type Space, touch } from "../Model.js"
 import { type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
 /** The ids of the workspace's redacted events. */
