@@ -380,8 +380,10 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
     },
     deleted: (hook, at) => cancel(hook, at),
     erased: (eventIds, at) => {
+      // Only these: a delivery of an event redacted before may have been queued again since, and is sent (redacted).
+      const now = new Set(eventIds)
       for (const id of eventIds) erasedAt.set(id, at)
-      for (const d of pending) if (d.cancelledAt === undefined && erasedAt.has(d.eventId)) d.cancelledAt = at
+      for (const d of pending) if (d.cancelledAt === undefined && now.has(d.eventId)) d.cancelledAt = at
     },
     expect,
     requeue,
