@@ -32,12 +32,12 @@ const Ids = Schema.Array(Schema.Struct({ id: Schema.String }))
 const decodeIds = Schema.decodeUnknownEffect(Ids)
 
 /** What an event's data is replaced with. */
-export const REDACTED = { redacted: true } as const
+const REDACTED = { redacted: true } as const
 
 export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Service"]) => {
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const forUpdate = isPg ? sql`FOR UPDATE` : sql``
-  // PostgreSQL stores event data as JSON (its text as written) and answers bodies as text.
+  // PostgreSQL keeps event data as JSON, whose text is the data as written; SQLite keeps that text itself.
   const eventText = isPg ? sql`data::text` : sql`data`
   const redacted = params(sql).json(REDACTED)
 
