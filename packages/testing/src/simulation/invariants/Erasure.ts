@@ -3,22 +3,25 @@
  * after it names neither the customer nor one of their conversations (those recorded before were redacted, and
  * nothing of theirs can be recorded after; `customer.erased` names the customer and nothing else); no webhook
  * request that starts after it carries them (an attempt already under way may); and the API finds neither them nor
- * their conversations and messages, right after the erasure and again at the end of the run.
+ * their conversations and messages, nor an event that names them in the workspace's whole log, right after the
+ * erasure and again at the end of the run.
  */
 import {
   Conversations,
   CustomerExports,
   Customers,
   type Event,
+  Events,
   ListConversations,
   ListCustomers,
+  ListEvents,
   ListMessages,
   Messages
 } from "@support-engine/core"
 import { Effect, Result } from "effect"
 import type { ReceivedRequest } from "../../RecordingReceiver.js"
 import { broken, ensure } from "../Failure.js"
-import type { Erasure, World } from "../Model.js"
+import type { Erasure, Space, World } from "../Model.js"
 import { type AnyCall, asPrincipal, type Sim } from "../ops/Op.js"
 
 const INVARIANT = "no read after an erasure returns the customer's data (D59)"
@@ -102,5 +105,25 @@ export const readsAfterErasure = (sim: Sim, erasure: Erasure) =>
     }
   })
 
-/** The final look: every erasure of the run read again. */
-export const checkErasures = (sim: Sim) => Effect.forEach(sim.world.erasures, (e) => readsAfterErasure(sim, e))
+/**
+ * The workspace's whole event log read again (newest first, page by page): no event names an erased customer of it
+ * or one of their conversations, whenever it was recorded.
+ */
+export const rereadLog = (sim: Sim, space: Space) =>
+  Effect.gen(function*() {
+    for (let page = 1;; page++) {
+      const events = yield* sim.engine.run(
+        asPrincipal(space.principal)(Effect.flatMap(Events, (e) => e.list(new ListEvents({ page, per_page: 100 }))))
+      ).pipe(Effect.catch((e) => broken("the event log can be read", e._tag)))
+      for (const event of events.data) yield* checkErasedEvent(sim.world, event)
+      if (events.data.length < 100) return
+    }
+  })
+
+/** The final look: every erasure of the run read again, and the log of every workspace that had one. */
+export const checkErasures = (sim: Sim) =>
+  Effect.gen(function*() {
+    for (const erasure of sim.world.erasures) yield* readsAfterErasure(sim, erasure)
+    const spaces = new Set(sim.world.erasures.map((e) => e.space))
+    for (const index of spaces) yield* rereadLog(sim, sim.world.spaces[index]!)
+  })

@@ -10,7 +10,7 @@ import { Customers, type WorkspaceId } from "@support-engine/core"
 import { Clock, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { ensure } from "../Failure.js"
-import { readsAfterErasure } from "../invariants/Erasure.js"
+import { readsAfterErasure, rereadLog } from "../invariants/Erasure.js"
 import { type Erasure, type Space, touch } from "../Model.js"
 import { type Op, otherSpace, refused, type Sim, valid } from "./Op.js"
 
@@ -87,6 +87,7 @@ export const erase: Op = {
       }
       sim.world.erasures.push(erasure)
       yield* readsAfterErasure(sim, erasure)
+      yield* rereadLog(sim, space)
       return `erase ${target.id} ${erased.conversations} ${erased.messages} ${erased.events_redacted}`
     })
 }
