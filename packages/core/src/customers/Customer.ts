@@ -50,7 +50,7 @@ export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
 }) {}
 
 /**
- * The answer of an erasure (D59): what was removed with the customer, and how many events kept only their envelope.
+ * The answer of an erasure: what was removed with the customer, and how many events kept only their envelope.
  */
 export class CustomerErasure extends Model.Class<CustomerErasure>("CustomerErasure")({
   customer_id: CustomerId,

@@ -49,7 +49,7 @@ export class CustomerRepo extends Context.Service<CustomerRepo, {
   ) => Effect.Effect<void, PersistenceError>
   readonly delete: (workspaceId: WorkspaceId, id: CustomerId) => Effect.Effect<boolean, PersistenceError>
   /**
-   * Erases the customer in the caller's transaction (D59): the customer, their conversations and messages with
+   * Erases the customer in the caller's transaction: the customer, their conversations and messages with
    * everything keyed to them (reply jobs, search documents, stored idempotent answers naming them); the events
    * whose data names the customer or one of their conversations keep their envelope with data
    * `{"redacted": true}`, and those events' deliveries not yet made or sent are cancelled. None when the customer

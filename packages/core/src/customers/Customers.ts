@@ -154,7 +154,7 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
     })
 
     /**
-     * Erases the customer and everything of theirs (D59), in one transaction with its `customer.erased` event. The
+     * Erases the customer and everything of theirs, in one transaction with its `customer.erased` event. The
      * event is recorded after the redaction, so it keeps its own data.
      */
     const erase = Tracing.fn("Customers.erase")(function*(id: CustomerId) {

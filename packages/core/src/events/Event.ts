@@ -22,7 +22,7 @@ export const EventType = Schema.Literals([
   "customer.created",
   "customer.updated",
   "customer.deleted",
-  // A customer's personal data removed (D59): data `{"id"}`; the events that carried their data are redacted.
+  // A customer's personal data removed: data `{"id"}`; the events that carried their data are redacted.
   "customer.erased",
   "agent.created",
   "agent.updated",

@@ -1,5 +1,5 @@
 /**
- * A customer's erasure on `effect/sql` (D59), in the caller's transaction.
+ * A customer's erasure on `effect/sql`, in the caller's transaction.
  *
  * What goes: the customer, their conversations and messages, the reply jobs of those conversations, the search
  * documents of all three (SQLite's FTS5 rows through the tables' delete triggers, PostgreSQL's by cascade), and the

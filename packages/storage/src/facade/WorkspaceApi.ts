@@ -141,7 +141,7 @@ export const workspaceApi = (principal: PrincipalShape) => {
         Effect.flatMap(CustomerExports, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.export)).pipe(
           Effect.flatMap(encode(CustomerExport))
         ),
-      /** `POST /customers/{id}/erase` (D59): the customer and everything of theirs removed; what was removed, counted. */
+      /** `POST /customers/{id}/erase`: the customer and everything of theirs removed; what was removed, counted. */
       erase: (key: string) =>
         Effect.flatMap(Customers, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.erase)).pipe(
           Effect.flatMap(encode(CustomerErasure))

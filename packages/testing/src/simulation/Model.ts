@@ -164,7 +164,7 @@ export interface World {
   /** What the step touched, `<space>:<kind>`: the lists checked after it. */
   readonly touched: Set<string>
   /**
-   * The ids of erased customers and of their conversations (D59), with the simulated time (epoch ms) of the
+   * The ids of erased customers and of their conversations, with the simulated time (epoch ms) of the
    * erasure: nothing read or received after it may hold them (invariants/Erasure.ts).
    */
   readonly erased: Map<string, number>
@@ -172,7 +172,7 @@ export interface World {
   readonly erasures: Array<Erasure>
 }
 
-/** A customer erased (D59), and what they had. */
+/** A customer erased, and what they had. */
 export interface Erasure {
   readonly space: number
   readonly customer: CustomerId

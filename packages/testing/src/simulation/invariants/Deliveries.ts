@@ -93,7 +93,7 @@ export interface DeliveryOracle {
    */
   readonly requeue: (hook: HookModel, eventId: string, deliveryId: string, at: number) => boolean
   /**
-   * Events redacted by an erasure at `at` (D59): their deliveries still pending are cancelled then, and those of
+   * Events redacted by an erasure at `at`: their deliveries still pending are cancelled then, and those of
    * them not read from the log yet are expected as cancelled at that instant (never made, or made and cancelled).
    */
   readonly erased: (eventIds: ReadonlyArray<string>, at: number) => void
@@ -119,7 +119,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
   const ledgers = new Map<string, Ledger>()
   /** When each webhook was last deactivated, for the events of that instant. */
   const deactivatedAt = new Map<string, number>()
-  /** When each redacted event was redacted (D59). */
+  /** When each redacted event was redacted. */
   const erasedAt = new Map<string, number>()
 
   const ledgerOf = (hook: HookModel) => {

@@ -1,5 +1,5 @@
 /**
- * Erasure (D59): once a customer is erased, nothing read afterwards holds their data. Every event read from the log
+ * Erasure: once a customer is erased, nothing read afterwards holds their data. Every event read from the log
  * after it names neither the customer nor one of their conversations (those recorded before were redacted, and
  * nothing of theirs can be recorded after; `customer.erased` names the customer and nothing else); no webhook
  * request that starts after it carries them (an attempt already under way may); and the API finds neither them nor

@@ -1,10 +1,10 @@
 /**
- * Erasure (D59): a customer of the workspace erased, with everything of theirs; the answer's counts checked against
+ * Erasure: a customer of the workspace erased, with everything of theirs; the answer's counts checked against
  * the model (their conversations exactly; their messages at least those the model knows, since an agent's reply may
  * have committed unread), and the events it redacted against the log. The model then forgets them: their
  * conversations end (and the asks in them, whose reply jobs went with them), the deliveries of the redacted events
  * not yet made are cancelled at this instant, and the idempotency keys whose answers named them are gone. Erasing
- * another workspace's customer is the same 404 as a missing one (D11) and changes nothing.
+ * another workspace's customer is the same 404 as a missing one and changes nothing.
  */
 import { Customers, type WorkspaceId } from "@support-engine/core"
 import { Clock, Effect } from "effect"
