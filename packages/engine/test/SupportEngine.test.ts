@@ -187,6 +187,12 @@ describe("createSupportEngine", () => {
       assert.strictEqual(invalid, "This token lacks the customers:write (or external-api:write) ability.")
       const missing = await reader.companies.get("not-a-uuid").then(() => null, lacking)
       assert.strictEqual(missing, "This token lacks the companies:read (or external-api:read) ability.")
+      // Erasure (D59): customers write; the JSON of HTTP.
+      const notErased = await reader.customers.erase(customer.id).then(() => null, lacking)
+      assert.strictEqual(notErased, "This token lacks the customers:write (or external-api:write) ability.")
+      const erased = await writer.customers.erase(customer.id)
+      assert.deepStrictEqual(erased, { customer_id: customer.id, conversations: 0, messages: 0, events_redacted: 1 })
+      assert.strictEqual((await writer.customers.create({ email: "ada@example.com" })).email, "ada@example.com")
     } finally {
       await engine.dispose()
     }

@@ -58,6 +58,7 @@ export const ENDPOINTS: ReadonlyArray<EndpointSpec> = [
   { method: "POST", path: "/v1/webhooks/{id}/recover", status: 202, resource: "webhooks" },
   ...crud("customers", "customers"),
   { method: "GET", path: "/v1/customers/{id}/export", status: 200, resource: "customers" },
+  { method: "POST", path: "/v1/customers/{id}/erase", status: 200, resource: "customers" },
   ...crud("companies", "companies"),
   { method: "GET", path: "/v1/token", status: 200, resource: null }
 ]

@@ -259,7 +259,9 @@ layer(fuzzServer, { excludeTestServices: true })("fuzz", (it) => {
         path: `/v1/webhooks/${f.webhook.id}/recover`,
         fields: Object.keys(RecoverWebhook.fields),
         base: { since: "2026-01-01T00:00:00Z" }
-      }
+      },
+      // Last: it takes the fixture's customer and conversation with it (a body is ignored; then 404).
+      { method: "POST", path: `/v1/customers/${f.customer.id}/erase`, fields: [], base: {} }
     ] as const
 
   it.effect("covers every POST and PUT endpoint", () =>

@@ -126,6 +126,12 @@ layer(testServer("isolation"), { excludeTestServices: true })("isolation", (it) 
         },
         {
           method: "POST",
+          path: (x) => `/v1/customers/${x}/erase`,
+          id: f.customer.id,
+          readBack: `/v1/customers/${f.customer.id}/export`
+        },
+        {
+          method: "POST",
           path: (x) => `/v1/kb-articles/${x}/revisions/${f.revision.id}/restore`,
           id: f.article.id,
           readBack: article

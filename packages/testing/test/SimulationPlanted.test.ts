@@ -12,7 +12,8 @@ const caughtBy: Record<PlantedBug, RegExp> = {
   "duplicate-delivery": /every attempt is made at the time the retry timetable gives|no attempt after a delivery ended/,
   "wrong-total": /list totals equal the rows/,
   "isolation-leak": /invalid operation|nothing of one workspace is visible/,
-  "prohibited-reply": /prohibited phrase|stored as its event says/
+  "prohibited-reply": /prohibited phrase|stored as its event says/,
+  "stale-after-erase": /no read after an erasure returns the customer's data \(D59\)/
 }
 
 describe("planted bugs", () => {

@@ -49,7 +49,8 @@ export class Conversations extends Context.Service<Conversations>()("@support-en
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
-    const guard = writeGuard(yield* RowLocks, "conversations", Conversation, "Conversation")
+    const locks = yield* RowLocks
+    const guard = writeGuard(locks, "conversations", Conversation, "Conversation")
 
     const find = (workspaceId: WorkspaceId, id: ConversationId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Conversation"))
@@ -98,6 +99,8 @@ export class Conversations extends Context.Service<Conversations>()("@support-en
       const workspaceId = principal.workspaceId
       const channel = input.channel ?? "chat"
       return yield* tx.withTransaction(Effect.gen(function*() {
+        // The customer is held until the conversation is in: an erasure of them either sees it or comes first.
+        yield* locks.lock("customers", workspaceId, input.customer_id)
         if (Option.isNone(yield* customers.findById(workspaceId, input.customer_id))) {
           return yield* ValidationError.field("customer_id", "must be a customer of the workspace")
         }
@@ -153,6 +156,8 @@ export class Conversations extends Context.Service<Conversations>()("@support-en
         const principal = yield* canWrite
         const workspaceId = principal.workspaceId
         return yield* tx.withTransaction(Effect.gen(function*() {
+          // Held first, so an erasure committed meanwhile leaves a 404 rather than an event with their data.
+          yield* locks.lock("conversations", workspaceId, id)
           const current = yield* guard.read(options, workspaceId, id, find(workspaceId, id))
           const at = yield* now
 

@@ -14,6 +14,7 @@ import { InvalidSender, NotFound, orNotFound, ValidationError } from "../shared/
 import { IdGenerator } from "../shared/IdGenerator.js"
 import { AgentId, type ConversationId, MessageId, ReplyJobId, UserId, type WorkspaceId } from "../shared/Ids.js"
 import { planList, type SortKey } from "../shared/Pagination.js"
+import { RowLocks } from "../shared/Preconditions.js"
 import { accessTo } from "../shared/Principal.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
@@ -49,6 +50,7 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
     const events = yield* Events
     const replies = yield* ReplyJobs
     const signal = yield* ReplySignal
+    const locks = yield* RowLocks
 
     /** The sender must exist in the workspace; a customer sender must be the conversation's customer. */
     const checkSender = (workspaceId: WorkspaceId, conversation: Conversation, input: CreateMessage) =>
@@ -132,6 +134,8 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
+        // Held first: a message posted while its customer is being erased waits, then finds no conversation (404).
+        yield* locks.lock("conversations", workspaceId, conversationId)
         const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
         const senderId = yield* checkSender(workspaceId, conversation, input)
         const at = yield* now

@@ -49,5 +49,15 @@ export class ListCustomers extends Model.Class<ListCustomers>("ListCustomers")({
   q: Schema.optionalKey(SearchText)
 }) {}
 
+/**
+ * The answer of an erasure: what was removed with the customer, and how many events kept only their envelope.
+ */
+export class CustomerErasure extends Model.Class<CustomerErasure>("CustomerErasure")({
+  customer_id: CustomerId,
+  conversations: Schema.Int,
+  messages: Schema.Int,
+  events_redacted: Schema.Int
+}) {}
+
 /** Emails are unique per workspace regardless of case. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()

@@ -12,6 +12,13 @@ export interface CustomerFilter {
   readonly terms?: ReadonlyArray<string> | undefined
 }
 
+/** What an erasure removed or redacted, counted by the storage that did it. */
+export interface ErasedCounts {
+  readonly conversations: number
+  readonly messages: number
+  readonly events_redacted: number
+}
+
 export class CustomerRepo extends Context.Service<CustomerRepo, {
   /**
    * `UniqueViolation` `customers.email`: the workspace already has that email; `ForeignKeyViolation`
@@ -41,6 +48,19 @@ export class CustomerRepo extends Context.Service<CustomerRepo, {
     at: DateTime.Utc
   ) => Effect.Effect<void, PersistenceError>
   readonly delete: (workspaceId: WorkspaceId, id: CustomerId) => Effect.Effect<boolean, PersistenceError>
+  /**
+   * Erases the customer in the caller's transaction: the customer, their conversations and messages with
+   * everything keyed to them (reply jobs, search documents, stored idempotent answers naming them); the events
+   * whose data names the customer or one of their conversations keep their envelope with data
+   * `{"redacted": true}`, and those events' deliveries not yet made or sent are cancelled. None when the customer
+   * does not exist. Safe against concurrent writes to their rows: it holds their conversations, then the
+   * customer, before reading what to erase.
+   */
+  readonly erase: (
+    workspaceId: WorkspaceId,
+    id: CustomerId,
+    at: DateTime.Utc
+  ) => Effect.Effect<Option.Option<ErasedCounts>, PersistenceError>
   /** Newest first; unfiltered total from the counter, filtered totals through the filter's index. */
   readonly list: (
     workspaceId: WorkspaceId,

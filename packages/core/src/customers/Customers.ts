@@ -16,7 +16,14 @@ import { searchTerms } from "../shared/TextSearch.js"
 import { now } from "../shared/Timestamp.js"
 import * as Tracing from "../shared/Tracing.js"
 import { Transactor } from "../shared/Transactor.js"
-import { type CreateCustomer, Customer, type ListCustomers, normalizeEmail, type UpdateCustomer } from "./Customer.js"
+import {
+  type CreateCustomer,
+  Customer,
+  CustomerErasure,
+  type ListCustomers,
+  normalizeEmail,
+  type UpdateCustomer
+} from "./Customer.js"
 import { CustomerRepo } from "./CustomerRepo.js"
 
 /** Every operation here acts on customers: their abilities, or the broad ones, allow it. */
@@ -44,7 +51,8 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
     const tx = yield* Transactor
     const ids = yield* IdGenerator
     const events = yield* Events
-    const guard = writeGuard(yield* RowLocks, "customers", Customer, "Customer")
+    const locks = yield* RowLocks
+    const guard = writeGuard(locks, "customers", Customer, "Customer")
 
     const find = (workspaceId: WorkspaceId, id: CustomerId) =>
       repo.findById(workspaceId, id).pipe(orNotFound("Customer"))
@@ -108,6 +116,8 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
       function*(id: CustomerId, input: UpdateCustomer, options?: WriteOptions) {
         const principal = yield* canWrite
         return yield* tx.withTransaction(Effect.gen(function*() {
+          // Held first, so an erasure committed meanwhile leaves a 404 rather than an event with their data.
+          yield* locks.lock("customers", principal.workspaceId, id)
           const current = yield* guard.read(options, principal.workspaceId, id, find(principal.workspaceId, id))
           const merged = {
             first_name: input.first_name === undefined ? current.first_name : input.first_name,
@@ -143,6 +153,20 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
       }))
     })
 
+    /**
+     * Erases the customer and everything of theirs, in one transaction with its `customer.erased` event. The
+     * event is recorded after the redaction, so it keeps its own data.
+     */
+    const erase = Tracing.fn("Customers.erase")(function*(id: CustomerId) {
+      const principal = yield* canWrite
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const erased = yield* repo.erase(principal.workspaceId, id, yield* now)
+        if (Option.isNone(erased)) return yield* new NotFound({ resource: "Customer" })
+        yield* events.record("customer.erased", { id })
+        return new CustomerErasure({ customer_id: id, ...erased.value })
+      }))
+    })
+
     const list = Tracing.fn("Customers.list")(function*(query: ListCustomers) {
       const principal = yield* canRead
       const plan = yield* planList(query, { ranked: query.q !== undefined })
@@ -155,7 +179,7 @@ export class Customers extends Context.Service<Customers>()("@support-engine/cor
       return plan.page(items, total, timestampsKey)
     })
 
-    return { create, get, update, delete: remove, list } as const
+    return { create, get, update, delete: remove, erase, list } as const
   })
 }) {
   static readonly layerWithoutDependencies = Layer.effect(this, this.make)

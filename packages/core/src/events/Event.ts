@@ -22,6 +22,8 @@ export const EventType = Schema.Literals([
   "customer.created",
   "customer.updated",
   "customer.deleted",
+  // A customer's personal data removed: data `{"id"}`; the events that carried their data are redacted.
+  "customer.erased",
   "agent.created",
   "agent.updated",
   "agent.deleted",

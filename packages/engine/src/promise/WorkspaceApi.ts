@@ -28,6 +28,7 @@ import {
   CreateMessage,
   CreateTrainingData,
   Customer,
+  CustomerErasure,
   CustomerExport,
   CustomerExports,
   CustomerId,
@@ -139,6 +140,11 @@ export const workspaceApi = (principal: PrincipalShape) => {
       export: (key: string) =>
         Effect.flatMap(CustomerExports, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.export)).pipe(
           Effect.flatMap(encode(CustomerExport))
+        ),
+      /** `POST /customers/{id}/erase`: the customer and everything of theirs removed; what was removed, counted. */
+      erase: (key: string) =>
+        Effect.flatMap(Customers, (s) => Effect.flatMap(decodeId(CustomerId)(key), s.erase)).pipe(
+          Effect.flatMap(encode(CustomerErasure))
         )
     },
     conversations: {

@@ -2,6 +2,7 @@
 import {
   CreateCustomer,
   Customer,
+  CustomerErasure,
   CustomerExport,
   CustomerId,
   ListCustomers,
@@ -65,6 +66,20 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       OpenApi.Description,
       "The customer, each of their conversations and each conversation's messages, oldest first. " +
         "The customers read ability suffices."
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("erase", "/customers/:id/erase", {
+      params: path,
+      success: CustomerErasure,
+      error: NotFoundResponse
+    }).annotate(OpenApi.Summary, "Erase a customer's personal data").annotate(
+      OpenApi.Description,
+      "Removes, in one transaction, the customer, their conversations and messages, and their text from every " +
+        "search index. Events that carried their data keep `id`, `event`, `occurred_at` and `actor` with `data` " +
+        "replaced by `{\"redacted\": true}`; those events' deliveries not yet sent are cancelled. Records " +
+        "`customer.erased`. Afterwards the customer is 404 and their email may be used again. Needs the customers " +
+        "write ability."
     )
   )
   .middleware(Authentication)

@@ -27,4 +27,5 @@ export const CustomersHttpLive: Layer.Layer<
       .handle("delete", ({ params }) =>
         Effect.flatMap(writeOptions, (options) => customers.delete(params.id, options)))
       .handle("export", ({ params }) => exports.export(params.id))
+      .handle("erase", ({ params }) => customers.erase(params.id))
   }))

@@ -8,6 +8,7 @@ import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit } from "../shared/Limit.js"
 import { mapSqlError, orConstraint } from "../shared/SqlErrors.js"
 import { matchExpression } from "../shared/TextSearch.js"
+import { makeErasure } from "./SqlCustomerErasure.js"
 
 const CustomerRow = Schema.Struct({
   id: CustomerId,
@@ -114,6 +115,8 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       execute: (r) => sql`SELECT COUNT(*) AS total FROM customers WHERE ${where(r)}`
     })
 
+    const { erase } = makeErasure(sql, counters)
+
     const email = (c: Customer) => (c.email === null ? null : normalizeEmail(c.email))
 
     return CustomerRepo.of({
@@ -155,6 +158,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
             rows.length === 0 ? Effect.succeed(false) : Effect.as(counters.add(workspaceId, COUNTER, -1), true)
           )
         ),
+      erase,
       list: (workspaceId, filter, slice) => {
         const request = { workspace_id: workspaceId, email: filter.email, company_id: filter.company_id }
         if (filter.terms !== undefined) {

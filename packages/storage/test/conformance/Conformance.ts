@@ -7,6 +7,7 @@ import { copilotSuite } from "./CopilotSuite.js"
 import { cursorsSuite } from "./CursorsSuite.js"
 import { customersSuite } from "./CustomersSuite.js"
 import { deferredFanOutSuite } from "./DeferredFanOutSuite.js"
+import { erasureSuite } from "./ErasureSuite.js"
 import { fairDeliverySuite } from "./FairDeliverySuite.js"
 import type { Adapter } from "./Harness.js"
 import { idempotencySuite } from "./IdempotencySuite.js"
@@ -34,6 +35,7 @@ export const conformance = (adapter: Adapter): void => {
   conversationsSuite(adapter)
   messagesSuite(adapter)
   personalDataSuite(adapter)
+  erasureSuite(adapter)
   trainingSuite(adapter)
   knowledgeBaseSuite(adapter)
   webhooksSuite(adapter)

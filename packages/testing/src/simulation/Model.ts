@@ -163,6 +163,22 @@ export interface World {
   orphansDueAt: number
   /** What the step touched, `<space>:<kind>`: the lists checked after it. */
   readonly touched: Set<string>
+  /**
+   * The ids of erased customers and of their conversations, with the simulated time (epoch ms) of the
+   * erasure: nothing read or received after it may hold them (invariants/Erasure.ts).
+   */
+  readonly erased: Map<string, number>
+  /** Each erasure, for the reads that must find nothing of theirs (at the end, every one of them). */
+  readonly erasures: Array<Erasure>
+}
+
+/** A customer erased, and what they had. */
+export interface Erasure {
+  readonly space: number
+  readonly customer: CustomerId
+  readonly email: string | null
+  readonly conversations: ReadonlyArray<ConversationId>
+  readonly at: number
 }
 
 export const emptyWorld = (): World => ({
@@ -177,7 +193,9 @@ export const emptyWorld = (): World => ({
   workerFreeAt: 0,
   orphans: 0,
   orphansDueAt: 0,
-  touched: new Set()
+  touched: new Set(),
+  erased: new Map(),
+  erasures: []
 })
 
 /** The list kinds the list check knows (invariants/Lists.ts). */

@@ -19,7 +19,9 @@ export const PLANTED_BUGS = [
   /** A customer of another workspace is found by id: isolation leaks. */
   "isolation-leak",
   /** An agent's reply is stored with a prohibited phrase appended: the guardrail is bypassed. */
-  "prohibited-reply"
+  "prohibited-reply",
+  /** An erased customer is still found by id (a copy from before the erasure): their data is read after it. */
+  "stale-after-erase"
 ] as const
 export type PlantedBug = typeof PLANTED_BUGS[number]
 

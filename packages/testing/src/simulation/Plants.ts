@@ -6,6 +6,7 @@
 import {
   AgentId,
   AgentRepo,
+  type Customer,
   type CustomerId,
   CustomerRepo,
   DeliveryQueue,
@@ -58,6 +59,29 @@ const isolationLeak = Layer.effect(
   })
 )
 
+/** An erased customer is still found by id: a copy read before the erasure answers for them afterwards. */
+const staleAfterErase = Layer.effect(
+  CustomerRepo,
+  Effect.map(CustomerRepo, (repo) => {
+    const erased = new Map<CustomerId, Customer>()
+    return {
+      ...repo,
+      erase: (workspaceId, id, at) =>
+        Effect.gen(function*() {
+          const copy = yield* repo.findById(workspaceId, id)
+          const counts = yield* repo.erase(workspaceId, id, at)
+          if (Option.isSome(copy) && Option.isSome(counts)) erased.set(id, copy.value)
+          return counts
+        }),
+      findById: (workspaceId, id) =>
+        Effect.map(
+          repo.findById(workspaceId, id),
+          (found) => Option.orElse(found, () => Option.fromNullishOr(erased.get(id)))
+        )
+    }
+  })
+)
+
 /** An agent's message is stored with the agent's first prohibited phrase appended (or one agents are often given). */
 const prohibitedReply = Layer.effect(
   MessageRepo,
@@ -93,6 +117,8 @@ export const plantedPorts = (bug: PlantedBug | undefined): Layer.Layer<never, ne
       return isolationLeak
     case "prohibited-reply":
       return prohibitedReply
+    case "stale-after-erase":
+      return staleAfterErase
     default:
       return undefined
   }

@@ -14,6 +14,7 @@ import { RecordingReceiver } from "../RecordingReceiver.js"
 import { makeEngineHost, SIMULATION_WEBHOOKS } from "./EngineHost.js"
 import { InvariantBroken } from "./Failure.js"
 import { makeDeliveryOracle } from "./invariants/Deliveries.js"
+import { checkErasures } from "./invariants/Erasure.js"
 import { checkLists } from "./invariants/Lists.js"
 import { observe } from "./invariants/Observe.js"
 import { checkAsks } from "./invariants/Replies.js"
@@ -22,6 +23,7 @@ import { agent } from "./ops/Agents.js"
 import { conversation, customerMessage } from "./ops/Conversations.js"
 import { company, customer } from "./ops/Customers.js"
 import { emailConversation } from "./ops/EmailConversations.js"
+import { erase } from "./ops/Erasure.js"
 import { clock, crash } from "./ops/Faults.js"
 import { idempotent } from "./ops/Idempotency.js"
 import { article, training } from "./ops/Knowledge.js"
@@ -54,7 +56,8 @@ const OPS: ReadonlyArray<Op> = [
   webhookTools,
   idempotent,
   trainingFolder,
-  emailConversation
+  emailConversation,
+  erase
 ]
 const TOTAL_WEIGHT = OPS.reduce((sum, op) => sum + op.weight, 0)
 
@@ -129,6 +132,7 @@ const program = (
         yield* sim.deliveries.check(now, final)
         yield* checkAsks(world, now, final)
         yield* checkLists(sim, final || step % every === 0)
+        if (final) yield* checkErasures(sim)
       })
     const steps = Effect.gen(function*() {
       for (const [i, seed] of stepSeeds.entries()) {

@@ -92,6 +92,11 @@ export interface DeliveryOracle {
    * (paused until `enable` when the webhook is inactive). False when the oracle knows no such delivery.
    */
   readonly requeue: (hook: HookModel, eventId: string, deliveryId: string, at: number) => boolean
+  /**
+   * Events redacted by an erasure at `at`: their deliveries still pending are cancelled then, and those of
+   * them not read from the log yet are expected as cancelled at that instant (never made, or made and cancelled).
+   */
+  readonly erased: (eventIds: ReadonlyArray<string>, at: number) => void
   /** Whether an attempt of this webhook may be in flight at `now` (one due and not yet answered). */
   readonly busy: (hook: HookModel, now: number) => boolean
   /** The webhook's deliveries as the oracle knows them. */
@@ -114,6 +119,8 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
   const ledgers = new Map<string, Ledger>()
   /** When each webhook was last deactivated, for the events of that instant. */
   const deactivatedAt = new Map<string, number>()
+  /** When each redacted event was redacted. */
+  const erasedAt = new Map<string, number>()
 
   const ledgerOf = (hook: HookModel) => {
     let ledger = ledgers.get(hook.id)
@@ -166,7 +173,7 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
           round: 0,
           due: at,
           state: "pending",
-          cancelledAt: sameInstant ? at : undefined
+          cancelledAt: sameInstant ? at : erasedAt.get(event.id)
         }
         deliveries.set(`${event.id}|${hook.id}`, delivery)
         pending.add(delivery)
@@ -372,6 +379,12 @@ export const makeDeliveryOracle = (world: World, settings: DeliverySettings): De
       for (const d of pending) if (d.hook === hook && d.due === PAUSED && d.cancelledAt === undefined) d.due = at
     },
     deleted: (hook, at) => cancel(hook, at),
+    erased: (eventIds, at) => {
+      // Only these: a delivery of an event redacted before may have been queued again since, and is sent (redacted).
+      const now = new Set(eventIds)
+      for (const id of eventIds) erasedAt.set(id, at)
+      for (const d of pending) if (d.cancelledAt === undefined && now.has(d.eventId)) d.cancelledAt = at
+    },
     expect,
     requeue,
     busy,

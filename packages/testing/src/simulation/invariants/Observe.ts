@@ -8,6 +8,7 @@ import { SqlClient } from "effect/sql"
 import { broken } from "../Failure.js"
 import { touch } from "../Model.js"
 import { asPrincipal, type Sim } from "../ops/Op.js"
+import { checkErasedEvent, checkErasedRequest } from "./Erasure.js"
 import { onReplyEvent } from "./Replies.js"
 import { checkSignature } from "./Signatures.js"
 
@@ -70,6 +71,7 @@ export const observe = (sim: Sim) =>
             ? ` ${String(event.data["reason"])}`
             : ""
           sim.trace.push(`  event ${space.index} ${event.event} ${event.id}${reason}`)
+          yield* checkErasedEvent(sim.world, event)
           yield* sim.deliveries.onEvent(space, event)
           yield* onReplyEvent(sim.world, space, event, (conversation, id) =>
             sim.engine.run(
@@ -102,6 +104,7 @@ export const observe = (sim: Sim) =>
       )
       if (hook === undefined) return yield* broken("requests go only to webhooks' URLs", request.url)
       yield* checkSignature(request, hook, sim.plantBug)
+      yield* checkErasedRequest(sim.world, request)
       yield* sim.deliveries.onRequest(request)
     }
   })

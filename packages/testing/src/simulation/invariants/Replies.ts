@@ -28,6 +28,8 @@ export const onReplyEvent = (
   Effect.gen(function*() {
     const agentReply = event.event === "conversation.agent.message.created" && event.actor.type === "agent"
     if (!agentReply && event.event !== "conversation.escalated") return
+    // Erased before it was read: its conversation, asks and message went with the customer.
+    if (event.data["redacted"] === true) return
     const conversation = world.conversations.get(String(event.data["conversation_id"]))
     if (conversation === undefined) return yield* broken("answers come only in the workspace's conversations", event.id)
     const ask = conversation.asks.shift()
