@@ -1,16 +1,18 @@
 /**
  * The passage index follows each passage's language where the database can stem it. Every passage is also
  * searchable by its words alone, diacritics folded, so a question in another language (or one without a language)
- * still finds the words it shares with the content. Training items carry no language: their words only.
+ * still finds the words it shares with the content. Training items carry no language: their words, and their
+ * English stems (English is the one language both databases stem) for English questions.
  *
  * PostgreSQL: `support_search_config(locale)` names the text search configuration of a locale's language, among
  * those the server has (read from `pg_ts_config` here), else `simple`. The GIN indexes of migration 0016 are
- * rebuilt on the folded words (`simple`), and translations gain one on their stems in their configuration.
+ * rebuilt on the folded words (`simple`), translations gain one on their stems in their configuration, and training
+ * items one on their English stems.
  *
  * SQLite: FTS5 stems English only (`porter`); the single porter index of migration 0016 becomes two external
  * content tables over `ai_passages`: `ai_passages_words` (every passage, `unicode61`, diacritics folded) and
- * `ai_passages_english` (English passages, `porter` over the same tokenizer), both kept by triggers on
- * `ai_passages` and filled here from the rows already there.
+ * `ai_passages_english` (English translations and training items, `porter` over the same tokenizer), both kept by
+ * triggers on `ai_passages` and filled here from the rows already there.
  */
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -62,7 +64,8 @@ const words = (text: string) => `to_tsvector('simple'::regconfig, support_search
 
 /**
  * The searched vectors (PostgreSQL), the same expressions in the indexes and the queries; `row` qualifies the
- * columns. A training item has its words; a translation its words and its stems in its language's configuration.
+ * columns. A training item has its words and its English stems; a translation its words and its stems in its
+ * language's configuration.
  */
 export const trainingWords = (row: string) => words(trainingText(row))
 export const trainingStems = (row: string) => `to_tsvector('pg_catalog.english'::regconfig, ${trainingText(row)})`
