@@ -11,6 +11,7 @@ import {
   Agents,
   AskAgent,
   choosePassages,
+  commonnessWords,
   CreateAgent,
   CreateApiToken,
   CreateArticle,
@@ -170,7 +171,13 @@ export const runEval = (options: EvalOptions) =>
         locale: question.lang,
         limit: 50
       })
-      const retrieved = choosePassages(found, words, question.lang).map((p) => sources.get(p.citation.id) ?? "?")
+      const pool = yield* index.retrieve(workspace.id, {
+        agentId: agent.id,
+        words: commonnessWords(words),
+        locale: null,
+        limit: 50
+      })
+      const retrieved = choosePassages(found, words, question.lang, pool).map((p) => sources.get(p.citation.id) ?? "?")
       const answered = yield* ask.ask(
         agent.id,
         new AskAgent({ question: question.question, channel: "chat", locale: question.lang })

@@ -1,6 +1,6 @@
 /**
  * Content written before the passage index followed languages (migration 0031) is searchable by language once it
- * runs (D61): English stems, folded diacritics, and a training item's words, on each database.
+ * runs (D61): English stems, folded diacritics, and a training item's words and English stems, on each database.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { AgentId, PassageIndex, WorkspaceId } from "@support-engine/core"
@@ -56,6 +56,8 @@ const check = Effect.gen(function*() {
   assert.deepStrictEqual(yield* find(["shipping"], "fr"), [])
   assert.deepStrictEqual(yield* find(["effectue"], "fr"), ["Remboursement"])
   assert.deepStrictEqual(yield* find(["refunds"], null), ["Delays"])
+  assert.deepStrictEqual(yield* find(["refunding"], "en"), ["Delays", "Money back"])
+  assert.deepStrictEqual(yield* find(["refunding"], "fr"), [])
 })
 
 /** Migrates to just before 0031, writes content, runs the rest, then searches. */
@@ -71,7 +73,7 @@ describe("migration 0031 on content written before it (D61)", () => {
   const dir = mkdtempSync(join(tmpdir(), "support-engine-0031-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  it.effect("SQLite: existing passages enter the words and English indexes", () =>
+  it.effect("SQLite: existing passages enter the words and English indexes (training items both)", () =>
     run(() => `file:${join(dir, "support.db")}`))
 
   describe.skipIf(adminUrl === undefined)("PostgreSQL", () => {

@@ -12,7 +12,7 @@ import { Escalation, type HandoffReason } from "./Answer.js"
 import { AnswerModel, type AnswerRequest, type ModelFailed, type SummaryRequest, trimTo } from "./AnswerModel.js"
 import { prohibitedPhraseIn } from "./Guardrails.js"
 import { PassageIndex } from "./PassageIndex.js"
-import { choosePassages, searchWords } from "./Relevance.js"
+import { choosePassages, commonnessWords, searchWords } from "./Relevance.js"
 import { extractiveSummary, MAX_SUMMARY_LENGTH, type TranscriptLine } from "./Summary.js"
 
 /** How long one model call may take, and how often a failed call is tried again (with exponential backoff). */
@@ -74,7 +74,14 @@ export class AgentAnswers extends Context.Service<AgentAnswers>()("@support-engi
           locale: input.locale,
           limit: CANDIDATES
         })
-        const passages = choosePassages(found, question, input.locale)
+        // Every language's passages for the question's words and their shorter forms, to judge how common each is.
+        const pool = yield* index.retrieve(workspaceId, {
+          agentId: agent.id,
+          words: commonnessWords(question),
+          locale: null,
+          limit: CANDIDATES
+        })
+        const passages = choosePassages(found, question, input.locale, pool)
         if (passages.length === 0) return handoff("no_answer")
 
         const request: AnswerRequest = {

@@ -3,6 +3,8 @@
  * candidates by any of the question's words (ranked by the database's own measure), and this module keeps the
  * passages that share enough of the question's words and ranks them by how many they share first. A passage that
  * shares a single word of a longer question (a "lamp" in a shop for lamps) is not an answer: the agent hands off.
+ * How common a word is, is judged over the content of every language, since the index stems within one language
+ * only and a translated article says "lampe" where its original says "lamp".
  */
 import type { Passage } from "./Answer.js"
 import { words } from "./Guardrails.js"
@@ -57,28 +59,52 @@ export const sharedWords = (passage: Passage, question: ReadonlyArray<string>): 
 }
 
 /**
- * A word found in more than this many candidate passages does not, alone, make a passage an answer: it is the
- * vocabulary of the whole content (a "lamp" in a shop for lamps), not the subject of the question.
+ * A word found in more than this many sources (articles or training items) does not, alone, make a passage an
+ * answer: it is the vocabulary of the whole content (a "lamp" in a shop for lamps), not the subject of the question.
  */
 export const COMMON = 3
 
 /**
- * The relevant passages, most shared words first (the index's order among equals). A passage that shares one word
- * only is kept when that word is found in at most `COMMON` candidates.
+ * The words to look up, as written and in every language, to tell how common each question word is in the content:
+ * the word and its shorter forms of four letters or more, which `sameStem` takes for the same word ("lamp" and
+ * "lampe" for "lampes"). Commonness is a property of the content, not of the question's language.
  */
-export const relevant = (passages: ReadonlyArray<Passage>, question: ReadonlyArray<string>): ReadonlyArray<Passage> => {
+export const commonnessWords = (question: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const shorter = (w: string) => Array.from({ length: Math.max(0, w.length - 4) }, (_, i) => w.slice(0, 4 + i))
+  return [...new Set(question.flatMap((w) => [w, ...shorter(w)]))]
+}
+
+/**
+ * The relevant passages, most shared words first (the index's order among equals). A passage that shares one word
+ * only is kept when that word is found in at most `COMMON` sources, counted among the passages and `pool` (more
+ * passages of the content, any language) together.
+ */
+export const relevant = (
+  passages: ReadonlyArray<Passage>,
+  question: ReadonlyArray<string>,
+  pool: ReadonlyArray<Passage> = []
+): ReadonlyArray<Passage> => {
   const found = passages.map((passage, rank) => ({ passage, rank, shared: sharedWords(passage, question) }))
-  const frequency = new Map<string, number>()
-  for (const p of found) for (const w of p.shared) frequency.set(w, (frequency.get(w) ?? 0) + 1)
+  const sources = new Map<string, Set<string>>()
+  for (const p of [...passages, ...pool]) {
+    for (const w of sharedWords(p, question)) {
+      const ids = sources.get(w) ?? new Set<string>()
+      sources.set(w, ids.add(p.citation.id))
+    }
+  }
   return found
-    .filter((p) => p.shared.length >= 2 || (p.shared.length === 1 && frequency.get(p.shared[0]!)! <= COMMON))
+    .filter((p) => p.shared.length >= 2 || (p.shared.length === 1 && sources.get(p.shared[0]!)!.size <= COMMON))
     .sort((a, b) => b.shared.length - a.shared.length || a.rank - b.rank)
     .map((p) => p.passage)
 }
 
-/** The passages the model is given: one translation per article (the customer's language first), the relevant ones. */
+/**
+ * The passages the model is given: one translation per article (the customer's language first), the relevant ones;
+ * `pool` is what the index found for `commonnessWords`.
+ */
 export const choosePassages = (
   found: ReadonlyArray<Passage>,
   question: ReadonlyArray<string>,
-  locale: string | null
-): ReadonlyArray<Passage> => relevant(preferLocale(found, locale), question).slice(0, PASSAGES)
+  locale: string | null,
+  pool: ReadonlyArray<Passage> = []
+): ReadonlyArray<Passage> => relevant(preferLocale(found, locale), question, [...found, ...pool]).slice(0, PASSAGES)

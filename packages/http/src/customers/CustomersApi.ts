@@ -87,6 +87,6 @@ export class CustomersApi extends HttpApiGroup.make("customers")
   .annotate(
     OpenApi.Description,
     "The people a workspace supports. `email` is unique per workspace; deleting a customer keeps its " +
-      "conversations and messages."
+      "conversations and messages, erasing one removes everything of theirs."
   )
 {}

@@ -4,12 +4,19 @@
  * and translations of published articles, of the asking workspace only.
  *
  * A passage matches any of the words as written (diacritics folded), or, when the question has a language the
- * database stems, any of the words' stems among the passages in that language.
+ * database stems, any of the words' stems among the passages in that language. Training items, which carry no
+ * language, are stemmed as English (the one language both databases stem), so an English question finds them by
+ * stems too.
  */
 import { AgentId, Citation, CitationType, PassageIndex, Uuid, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { trainingWords, translationStems, translationWords } from "../migrations/0031_search_languages.js"
+import {
+  trainingStems,
+  trainingWords,
+  translationStems,
+  translationWords
+} from "../migrations/0031_search_languages.js"
 import { limit } from "../shared/Limit.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 import { language, SQLITE_STEMMED } from "../shared/TextSearch.js"
@@ -39,6 +46,8 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const training = sql.literal(trainingWords("t"))
+    const trainingEnglish = sql.literal(trainingStems("t"))
+    const english = sql.literal("'pg_catalog.english'::regconfig")
     const translation = sql.literal(translationWords("tr"))
     const stems = sql.literal(translationStems("tr"))
 
@@ -78,9 +87,12 @@ export const SqlPassageIndexLive: Layer.Layer<PassageIndex, never, SqlClient.Sql
         SELECT source_type, source_id, locale, title, url, text FROM (
           SELECT 'training_data' AS source_type, t.id AS source_id, NULL AS locale, coalesce(t.title, '') AS title,
                  t.source AS url, coalesce(t.content, t.answer, '') AS text,
-                 ts_rank(${training}, search.words) AS score, t.id::text AS tie
+                 GREATEST(ts_rank(${training}, search.words), CASE WHEN search.config = ${english}
+                   THEN ts_rank(${trainingEnglish}, search.stems) ELSE 0 END) AS score, t.id::text AS tie
           FROM training_data t, search
-          WHERE t.workspace_id = ${r.workspace_id} AND ${training} @@ search.words
+          WHERE t.workspace_id = ${r.workspace_id}
+            AND (${training} @@ search.words
+              OR (search.config = ${english} AND ${trainingEnglish} @@ search.stems))
             AND t.type IN ('text', 'qa') AND t.status = 'completed' AND ${linked("t.id", r.agent_id)}
           UNION ALL
           SELECT 'kb_article', tr.article_id, tr.locale, tr.title, tr.canonical_url, tr.content,

@@ -1,16 +1,18 @@
 /**
  * The passage index follows each passage's language where the database can stem it. Every passage is also
  * searchable by its words alone, diacritics folded, so a question in another language (or one without a language)
- * still finds the words it shares with the content. Training items carry no language: their words only.
+ * still finds the words it shares with the content. Training items carry no language: their words, and their
+ * English stems (English is the one language both databases stem) for English questions.
  *
  * PostgreSQL: `support_search_config(locale)` names the text search configuration of a locale's language, among
  * those the server has (read from `pg_ts_config` here), else `simple`. The GIN indexes of migration 0016 are
- * rebuilt on the folded words (`simple`), and translations gain one on their stems in their configuration.
+ * rebuilt on the folded words (`simple`), translations gain one on their stems in their configuration, and training
+ * items one on their English stems.
  *
  * SQLite: FTS5 stems English only (`porter`); the single porter index of migration 0016 becomes two external
  * content tables over `ai_passages`: `ai_passages_words` (every passage, `unicode61`, diacritics folded) and
- * `ai_passages_english` (English passages, `porter` over the same tokenizer), both kept by triggers on
- * `ai_passages` and filled here from the rows already there.
+ * `ai_passages_english` (English translations and training items, `porter` over the same tokenizer), both kept by
+ * triggers on `ai_passages` and filled here from the rows already there.
  */
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -62,9 +64,11 @@ const words = (text: string) => `to_tsvector('simple'::regconfig, support_search
 
 /**
  * The searched vectors (PostgreSQL), the same expressions in the indexes and the queries; `row` qualifies the
- * columns. A training item has its words; a translation its words and its stems in its language's configuration.
+ * columns. A training item has its words and its English stems; a translation its words and its stems in its
+ * language's configuration.
  */
 export const trainingWords = (row: string) => words(trainingText(row))
+export const trainingStems = (row: string) => `to_tsvector('pg_catalog.english'::regconfig, ${trainingText(row)})`
 export const translationWords = (row: string) => words(translationText(row))
 export const translationStems = (row: string) =>
   `to_tsvector(support_search_config(${column(row, "locale")}), ${translationText(row)})`
@@ -73,6 +77,10 @@ export const translationStems = (row: string) =>
 const english = (locale: string) =>
   `(lower(substr(trim(${locale}), 1, 2)) = 'en' AND ` +
   `(length(trim(${locale})) = 2 OR substr(trim(${locale}), 3, 1) IN ('-', '_')))`
+
+/** The passages of SQLite's English index: English translations and training items (see `trainingStems`). */
+const englishIndexed = (row: string) =>
+  `(${column(row, "source_type")} = 'training_data' OR ${english(column(row, "locale"))})`
 
 const Configs = Schema.Array(Schema.Struct({ cfgname: Schema.String }))
 const Encoding = Schema.Array(Schema.Struct({ server_encoding: Schema.String }))
@@ -101,6 +109,7 @@ const pg = (sql: SqlClient.SqlClient) =>
     yield* sql.unsafe(`DROP INDEX training_data_search`)
     yield* sql.unsafe(`DROP INDEX kb_translations_search`)
     yield* sql.unsafe(`CREATE INDEX training_data_search ON training_data USING GIN ((${trainingWords("")}))`)
+    yield* sql.unsafe(`CREATE INDEX training_data_stems ON training_data USING GIN ((${trainingStems("")}))`)
     yield* sql.unsafe(
       `CREATE INDEX kb_translations_search ON kb_article_translations USING GIN ((${translationWords("")}))`
     )
@@ -121,17 +130,17 @@ const sqlite = (sql: SqlClient.SqlClient) =>
     yield* sql.unsafe(`CREATE TRIGGER ai_passages_ai AFTER INSERT ON ai_passages BEGIN
       INSERT INTO ai_passages_words (rowid, title, body) VALUES (NEW.id, NEW.title, NEW.body);
       INSERT INTO ai_passages_english (rowid, title, body) SELECT NEW.id, NEW.title, NEW.body
-        WHERE ${english("NEW.locale")};
+        WHERE ${englishIndexed("NEW")};
     END`)
     yield* sql.unsafe(`CREATE TRIGGER ai_passages_ad AFTER DELETE ON ai_passages BEGIN
       INSERT INTO ai_passages_words (ai_passages_words, rowid, title, body)
         VALUES ('delete', OLD.id, OLD.title, OLD.body);
       INSERT INTO ai_passages_english (ai_passages_english, rowid, title, body)
-        SELECT 'delete', OLD.id, OLD.title, OLD.body WHERE ${english("OLD.locale")};
+        SELECT 'delete', OLD.id, OLD.title, OLD.body WHERE ${englishIndexed("OLD")};
     END`)
     yield* sql.unsafe(`INSERT INTO ai_passages_words (rowid, title, body) SELECT id, title, body FROM ai_passages`)
     yield* sql.unsafe(`INSERT INTO ai_passages_english (rowid, title, body)
-      SELECT id, title, body FROM ai_passages WHERE ${english("locale")}`)
+      SELECT id, title, body FROM ai_passages WHERE ${englishIndexed("")}`)
   })
 
 export default Effect.gen(function*() {

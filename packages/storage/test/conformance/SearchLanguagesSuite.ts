@@ -17,7 +17,8 @@ import { type Adapter, as, makeWorkspace, provideEngine } from "./Harness.js"
 /**
  * The passage index in the content's language (D61): stems where the database has them for that language (English
  * on both; German, French and the other languages PostgreSQL ships on PostgreSQL only), words as written with their
- * diacritics folded everywhere, and no stems for a language the database does not know or content without one.
+ * diacritics folded everywhere, no stems for a language the database does not know, and English stems for training
+ * items (which carry no language) asked in English.
  */
 export const searchLanguagesSuite = (adapter: Adapter) =>
   describe(`Passage search by language (${adapter.name})`, () => {
@@ -54,9 +55,12 @@ export const searchLanguagesSuite = (adapter: Adapter) =>
         // word).
         assert.deepStrictEqual(yield* find(["refunds"], "en"), ["Delays", "Money back"])
         assert.deepStrictEqual(yield* find(["shipping"], "en-GB"), ["Money back"])
-        // Training items carry no language: their words as written only, whatever the question's language.
-        assert.deepStrictEqual(yield* find(["refunding"], "en"), ["Money back"])
+        // Training items carry no language: their words as written whatever the question's language, and their
+        // English stems for an English question only (English is the one language both databases stem).
+        assert.deepStrictEqual(yield* find(["refunding"], "en"), ["Delays", "Money back"])
         assert.deepStrictEqual(yield* find(["refunds"], "fr"), ["Delays"])
+        assert.deepStrictEqual(yield* find(["refunding"], "fr"), [])
+        assert.deepStrictEqual(yield* find(["refunding"], null), [])
         // Another language, an unknown one or none: the words as written still find the English content.
         assert.deepStrictEqual(yield* find(["refund"], "fr"), ["Money back"])
         assert.deepStrictEqual(yield* find(["refund"], "xx"), ["Money back"])
