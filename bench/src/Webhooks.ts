@@ -303,7 +303,6 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
 const LABEL: Record<DrainMode, string> = {
   engine: "engine (DispatcherLive)",
-  "engine-stock-transport": "engine, stock HttpClient transport",
   "raw-single": "raw, one by one",
   "raw-batch": `raw, batches of ${RAW_BATCH}`
 }
@@ -312,7 +311,7 @@ const LABEL: Record<DrainMode, string> = {
 export const webhookReport = (result: WebhookResult): string => {
   const t = result.throughput
   const ratio = (a: number, b: number | undefined) => b === undefined ? "-" : `${(a / b).toFixed(2)}x`
-  const rows = [...MODES, "engine-stock-transport" as const].flatMap((mode) => {
+  const rows = MODES.flatMap((mode) => {
     const s = t[mode]
     if (s === undefined) return []
     return [[

@@ -6,8 +6,6 @@
  * - `engine`: `supportEngineLayer` on the file without its dispatcher, then `DispatcherLive` (configured from the
  *   environment, untraced and logging JSON lines, as the standalone server runs it); the clock runs from starting
  *   the dispatcher until no delivery is pending.
- * - `engine-stock-transport`: the same dispatcher on `WebhookTransport.HttpClient` (effect/http's client with
- *   `Effect.timeout`) instead of the undici seam: the seam's A/B (`--modes=engine,engine-stock-transport`).
  * - `raw-single` / `raw-batch`: the hand-written loop: better-sqlite3 reads the due rows with their event and
  *   webhook, the webhook's secret is decrypted with node:crypto from its stored form (AES-256-GCM under the key file
  *   beside the database, as storage keeps it; once per stored value), the body and both signatures are made with
@@ -24,7 +22,7 @@ import { performance } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 import { Pool } from "undici"
 
-export type DrainMode = "engine" | "engine-stock-transport" | "raw-single" | "raw-batch"
+export type DrainMode = "engine" | "raw-single" | "raw-batch"
 
 export interface DrainRequest {
   readonly mode: DrainMode
@@ -113,8 +111,7 @@ const sampler = (request: DrainRequest, start: number) => {
 const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   // Loaded here, so that the raw loop's process starts without the engine's module graph.
   const { supportEngineLayer } = await import("@support-engine/engine")
-  const { Dispatcher, DispatcherLive, DnsHostResolver, WebhookTransport } = await import("@support-engine/webhooks")
-  const { WebhookConfig } = await import("@support-engine/core")
+  const { DispatcherLive } = await import("@support-engine/webhooks")
   const { loggingLayer } = await import("@support-engine/http")
   const { Effect, Exit, Layer, ManagedRuntime, Option, References, Scope } = await import("effect")
   // Untraced and logging JSON lines, as the standalone server runs it (http's `Untraced` and `Logging.ts`).
@@ -133,14 +130,7 @@ const engineDrain = async (request: DrainRequest): Promise<DrainReport> => {
   const scope = Effect.runSync(Scope.make())
   const start = performance.now()
   const sampling = sampler(request, start)
-  const dispatcher = request.mode === "engine-stock-transport"
-    ? Dispatcher.layerWithoutDependencies.pipe(
-      Layer.provide(
-        WebhookTransport.HttpClient.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
-      )
-    )
-    : DispatcherLive
-  await runtime.runPromise(Layer.buildWithScope(dispatcher, scope))
+  await runtime.runPromise(Layer.buildWithScope(DispatcherLive, scope))
   while ((anyPending.get() as { p: number }).p === 1) await sleep(10)
   const elapsedMs = performance.now() - start
   sampling.stop()
@@ -388,7 +378,7 @@ const rawDrain = async (request: DrainRequest): Promise<DrainReport> => {
 }
 
 const request = JSON.parse(process.argv[2] ?? "{}") as DrainRequest
-const report = request.mode === "engine" || request.mode === "engine-stock-transport"
+const report = request.mode === "engine"
   ? await engineDrain(request)
   : await rawDrain(request)
 process.send?.(report, () => process.disconnect())

@@ -115,7 +115,7 @@ export const supportEngineLayer = (
     replyWorker: running && options.replyWorker !== false,
     retention: running && options.retention !== false,
     previousSecretSweep: running && parts.previousSecretSweep !== false,
-    dispatcher: running && options.dispatcher !== false ? parts.transport ?? WebhookTransport.Undici : undefined,
+    dispatcher: running && options.dispatcher !== false ? parts.transport ?? WebhookTransport.HttpClient : undefined,
     pollInterval: parts.pollInterval,
     extra: running ? options.background ?? [] : []
   })

@@ -13,7 +13,7 @@
  * "after 3 seconds" is a sleep on Effect's `Clock`, a timeout is the configured attempt timeout on that clock, and
  * the whole exchange stays on the test clock: deterministic, and as fast as the database. The signatures are the
  * ones a real receiver would check (the transport gets the exact bytes and headers). Hosts that want the wire too
- * keep `WebhookTransport.Undici` and a server of their own (the webhooks package's tests do).
+ * keep `WebhookTransport.HttpClient` and a server of their own (the webhooks package's tests do).
  */
 import { WebhookConfig } from "@support-engine/core"
 import {

@@ -342,7 +342,7 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
   static readonly layer: Layer.Layer<Dispatcher, Config.ConfigError, DeliveryQueue | IdGenerator> = this
     .layerWithoutDependencies.pipe(
       Layer.provide(
-        WebhookTransport.Undici.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
+        WebhookTransport.HttpClient.pipe(Layer.provideMerge(Layer.merge(WebhookConfig.fromEnv, DnsHostResolver)))
       )
     )
 }

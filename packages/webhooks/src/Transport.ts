@@ -1,25 +1,19 @@
 /**
- * Sending one attempt. Both transports post over a keep-alive HTTP/1.1 undici agent of their own:
- * redirects are not followed, the attempt is cut at the configured timeout, the answer's body is read into a bounded
- * excerpt, and the address the socket connects to is checked again (a host name that changed its answer since the
- * webhook was saved cannot reach a refused address).
- *
- * - `WebhookTransport.HttpClient`, the stock one: effect/http's `HttpClient` on the Node platform's undici client,
- *   the deadline by `Effect.timeout`, so on Effect's clock (a `TestClock` drives it).
- * - `WebhookTransport.Undici`, what the dispatcher uses: the same on undici's `Agent` directly, the deadline a timer
- *   on the socket's clock. It is a speed seam (docs/performance.md): `Effect.timeout` races two fibers against
- *   every attempt, which with the client's own steps cost the dispatcher a clear share of its deliveries per second.
+ * Sending one attempt. `WebhookTransport.HttpClient` posts with effect/http's `HttpClient` on the Node platform's
+ * undici client, over a keep-alive HTTP/1.1 agent of its own: redirects are not followed, the attempt is cut at the
+ * configured timeout by `Effect.timeout` (on Effect's clock, so a `TestClock` drives it), the answer's body is read
+ * into a bounded excerpt, and the address the socket connects to is checked again (a host name that changed its
+ * answer since the webhook was saved cannot reach a refused address).
  *
  * Tests of the retry rules swap in a scripted transport.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { hostOf, HostResolver, isRefusedAddress, WebhookConfig } from "@support-engine/core"
-import { Context, Data, Duration, Effect, Exit, Layer, Option, Ref, Scope, Stream } from "effect"
+import { Context, Data, Duration, Effect, Exit, Layer, Scope, Stream } from "effect"
 import { constTrue } from "effect/Function"
 import { HttpBody, HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { isIP } from "node:net"
-import type { Agent } from "undici"
 
 export interface TransportRequest {
   readonly url: string
@@ -93,112 +87,6 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
       return { send }
     })
   )
-
-  /**
-   * The dispatcher's transport: the same attempt on undici's `Agent` directly, its deadline a timer on the socket's
-   * clock rather than Effect's (a `TestClock` does not move it). Closing its scope closes its connections.
-   */
-  static readonly Undici: Layer.Layer<WebhookTransport, never, WebhookConfig | HostResolver> = Layer.effect(
-    WebhookTransport,
-    Effect.gen(function*() {
-      const config = yield* WebhookConfig
-      const resolver = yield* HostResolver
-      const services = yield* Effect.context<never>()
-      const timeout = Duration.toMillis(config.timeout)
-      // undici is loaded, and the agent made, with the first attempt: loading it weighs on the executable's
-      // start-up (docs/performance.md), and a server may have nothing to deliver for a long while.
-      const made = yield* Ref.make(Option.none<Agent>())
-      yield* Effect.addFinalizer(() =>
-        Effect.flatMap(
-          Ref.get(made),
-          (agent) => Option.isSome(agent) ? Effect.promise(() => agent.value.destroy()) : Effect.void
-        )
-      )
-      const agent = yield* Effect.cached(
-        Effect.promise(() => import("undici")).pipe(
-          // undici is CommonJS: `default` is its exports under Node and in the bundle alike, where esbuild gives a
-          // dynamically imported CommonJS module no named exports.
-          Effect.map((undici) =>
-            new undici.default.Agent({
-              // HTTP/1.1, as for the stock transport.
-              allowH2: false,
-              headersTimeout: timeout,
-              bodyTimeout: timeout,
-              connect: { timeout, lookup: guardedLookup(resolver, services, config.allowPrivate) }
-            })
-          ),
-          Effect.tap((agent) => Ref.set(made, Option.some(agent))),
-          Effect.uninterruptible
-        )
-      )
-
-      const send = (request: TransportRequest) =>
-        Effect.gen(function*() {
-          const url = new URL(request.url)
-          // A literal address is never looked up, so the socket's address check happens here.
-          const host = hostOf(url)
-          if (!config.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
-            return yield* new TransportError({ reason: "refused_address", message: refusedMessage(host) })
-          }
-          return yield* rawPost(yield* agent, url, request)
-        })
-
-      /** One POST, cut at the configured timeout (connection, answer and body together). */
-      const rawPost = (agent: Agent, url: URL, request: TransportRequest) =>
-        Effect.callback<TransportResponse, TransportError>((resume) => {
-          const controller = new AbortController()
-          let timedOut = false
-          const timer = setTimeout(() => {
-            timedOut = true
-            controller.abort()
-          }, timeout)
-          agent.request({
-            origin: url.origin,
-            path: `${url.pathname}${url.search}`,
-            method: "POST",
-            headers: request.headers,
-            body: request.body,
-            signal: controller.signal
-          }).then(async (response) => {
-            const retryAfter = response.headers["retry-after"]
-            return {
-              status: response.statusCode,
-              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-              excerpt: await readRawExcerpt(response.body)
-            } satisfies TransportResponse
-          }).then(
-            (response) => resume(Effect.succeed(response)),
-            (error: unknown) => resume(Effect.fail(timedOut ? timeoutError() : toTransportError(error)))
-          ).finally(() => clearTimeout(timer))
-          // Interrupted (the dispatcher stops): the request is abandoned.
-          return Effect.sync(() => {
-            clearTimeout(timer)
-            controller.abort()
-          })
-        })
-
-      const timeoutError = () =>
-        new TransportError({ reason: "timeout", message: `No answer within ${Duration.format(config.timeout)}.` })
-
-      return { send }
-    })
-  )
-}
-
-/** The raw transport's excerpt: bodies up to `DRAIN_BYTES` are drained so the connection can be reused. */
-const readRawExcerpt = async (body: AsyncIterable<Buffer> & { destroy: () => unknown }): Promise<string | null> => {
-  const chunks: Array<Buffer> = []
-  let size = 0
-  for await (const chunk of body) {
-    if (size < EXCERPT_CHARACTERS * 4) chunks.push(chunk)
-    size += chunk.length
-    if (size > DRAIN_BYTES) {
-      body.destroy()
-      break
-    }
-  }
-  if (size === 0) return null
-  return new TextDecoder().decode(Buffer.concat(chunks)).slice(0, EXCERPT_CHARACTERS)
 }
 
 /**

@@ -110,14 +110,14 @@ export const servicesLayer = (
     Layer.orDie
   )
 
-/** The real transports: the dispatcher's and the stock one. */
-export const TRANSPORTS = { Undici: WebhookTransport.Undici, HttpClient: WebhookTransport.HttpClient } as const
+/** The real transports, by name. */
+export const TRANSPORTS = { HttpClient: WebhookTransport.HttpClient } as const
 
-/** A real transport (the dispatcher's by default) with the given settings and resolver, for a real receiver. */
+/** A real transport with the given settings and resolver, for a real receiver. */
 export const realTransport = (
   settings: Partial<WebhookSettings>,
   resolver: Layer.Layer<HostResolver> = DnsHostResolver,
-  transport: keyof typeof TRANSPORTS = "Undici"
+  transport: keyof typeof TRANSPORTS = "HttpClient"
 ) => TRANSPORTS[transport].pipe(Layer.provide(Layer.merge(WebhookConfig.layer(settings), resolver)))
 
 /** The dispatcher alone, over services already in context. */
