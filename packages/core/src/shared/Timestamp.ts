@@ -14,6 +14,10 @@ import { DateTime, Effect, Option, Schema, SchemaIssue, SchemaTransformation } f
 export const formatTimestamp = (dt: DateTime.DateTime): string =>
   `${new Date(dt.epochMilliseconds).toISOString().slice(0, -1)}+00:00`
 
+/** A timestamp that may be absent, in the form every response shows. */
+export const formatNullableTimestamp = (dt: DateTime.DateTime | null): string | null =>
+  dt === null ? null : formatTimestamp(dt)
+
 /**
  * RFC 3339's `date-time`: full date, time, and a zone (`Z` or an offset). `Date` parsing alone accepts
  * `Jan 2 2026`, zone-less times read in the server's own zone, and rolls `2026-02-30` over to March.

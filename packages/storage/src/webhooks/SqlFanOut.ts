@@ -122,9 +122,9 @@ export const makeFanOut = Effect.gen(function*() {
       if (isPg) yield* sql`SELECT pg_advisory_xact_lock_shared(${SUBSCRIPTIONS_LOCK}, hashtext(${workspaceId}))`
       const rows = yield* sql`INSERT INTO pending_fanouts (event_id, workspace_id)
         SELECT CAST(${event.id} AS ${id}), CAST(${workspaceId} AS ${id}) WHERE EXISTS (
-          SELECT 1 FROM webhook_event_types t JOIN webhooks w ON w.id = t.webhook_id
+          SELECT 1 FROM webhook_event_types t
           WHERE t.workspace_id = ${workspaceId} AND t.event_type IN (${event.event}, '*')
-          AND w.is_active = ${p.bool(true)})
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = t.webhook_id AND w.is_active = ${p.bool(true)}))
         RETURNING event_id`
       if (rows.length > 0) yield* afterCommit(signal.notifyWorkspace(workspaceId))
     }).pipe(persist)
