@@ -3,36 +3,15 @@
  * real HTTP from the standalone server and parsed with a Prometheus text-format parser.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, CreateWorkspace, Readiness, Tokens, Workspaces } from "@support-engine/core"
-import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Readiness } from "@support-engine/core"
+import { ConfigProvider, Context, Effect, Layer, Option, Schedule } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer } from "node:http"
 import { getMetricsFromIterator, type PromData, type PromHistogramData, type PromMetric } from "prom2javascript"
 import { DocsLive } from "../src/Docs.js"
 import { StandaloneLive } from "../src/index.js"
 import { MetricsListener, PROMETHEUS_CONTENT_TYPE } from "../src/operations/MetricsServer.js"
-import { databaseUrl, engineLayer } from "./Harness.js"
-
-const provision = (name: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Ops" }))
-    const issued = yield* (yield* Tokens).create(
-      new CreateApiToken({ workspace_id: workspace.id, name: "ops", abilities: ["external-api:write"] })
-    )
-    return Redacted.value(issued.plain)
-  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
-
-const listen = (server: Server) =>
-  Effect.callback<number>((resume) => {
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
-  })
-
-const close = (server: Server) =>
-  Effect.callback<void>((resume) => {
-    server.close(() => resume(Effect.void))
-    server.closeAllConnections()
-  })
+import { close, databaseUrl, listen, provision } from "./Harness.js"
 
 /** The system routes over a stub readiness check, as a web handler. */
 const systemRoutes = (ready: boolean) =>

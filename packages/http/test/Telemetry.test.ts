@@ -4,15 +4,13 @@
  * with the service and SQL spans under it, and a span per webhook delivery attempt; metrics arrive too.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, CreateWorkspace, Tokens, Workspaces } from "@support-engine/core"
 import { webhookAttemptsTotal } from "@support-engine/webhooks"
-import { ConfigProvider, Effect, Layer, Metric, Redacted, References, Schedule } from "effect"
+import { ConfigProvider, Effect, Layer, Metric, References, Schedule } from "effect"
 import { HttpServer } from "effect/http"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer, type IncomingHttpHeaders } from "node:http"
 import { StandaloneLive } from "../src/index.js"
 import { DEFAULT_SERVICE_NAME, TelemetryFromEnv } from "../src/operations/Telemetry.js"
-import { databaseUrl, engineLayer } from "./Harness.js"
+import { close, databaseUrl, listen, provision } from "./Harness.js"
 
 interface OtlpValue {
   readonly stringValue?: string
@@ -46,26 +44,6 @@ interface Received {
 
 const attributes = (list: ReadonlyArray<OtlpAttribute>): Record<string, unknown> =>
   Object.fromEntries(list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue]))
-
-const listen = (server: Server) =>
-  Effect.callback<number>((resume) => {
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
-  })
-
-const close = (server: Server) =>
-  Effect.callback<void>((resume) => {
-    server.close(() => resume(Effect.void))
-    server.closeAllConnections()
-  })
-
-const provision = (name: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Traced" }))
-    const issued = yield* (yield* Tokens).create(
-      new CreateApiToken({ workspace_id: workspace.id, name: "traced", abilities: ["external-api:write"] })
-    )
-    return Redacted.value(issued.plain)
-  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 const CALLER_SPAN = "00f067aa0ba902b7"
