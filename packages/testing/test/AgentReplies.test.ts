@@ -20,15 +20,15 @@ import {
 } from "@support-engine/core"
 import { verify } from "@support-engine/webhooks"
 import { Effect, Redacted } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { makeTestEngine, RecordingReceiver, settle } from "../src/index.js"
-import { as, kitWorkspace } from "./KitWorkspace.js"
 
 const URL = "https://hooks.example.test/replies"
 
 describe("AI reply loop and webhooks (test kit)", () => {
   it.effect("an agent's reply and its handoff are delivered as conversation.agent.message.created and escalated", () =>
     Effect.gen(function*() {
-      const { principal } = yield* kitWorkspace
+      const { principal } = yield* makeWorkspace()
       const run = <A, E, R>(self: Effect.Effect<A, E, R>) => self.pipe(as(principal), Effect.orDie)
       const webhook = yield* run((yield* Webhooks).create(
         new CreateWebhook({ url: URL, events: ["conversation.agent.message.created", "conversation.escalated"] })

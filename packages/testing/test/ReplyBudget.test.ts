@@ -24,8 +24,8 @@ import {
   TranslationInput
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Layer } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { advanceBy, makeTestEngine } from "../src/index.js"
-import { as, kitWorkspace } from "./KitWorkspace.js"
 
 /**
  * A model that takes 29 seconds per answer (inside the per-call timeout) and always names the prohibited phrase, and
@@ -43,7 +43,7 @@ const slowModel = Layer.effect(
 describe("reply model budget", () => {
   it.effect("a job's model calls together end at the budget, inside the lease, with the quoted summary (D53, D61)", () =>
     Effect.gen(function*() {
-      const { principal } = yield* kitWorkspace
+      const { principal } = yield* makeWorkspace()
       yield* Effect.gen(function*() {
         const agent = yield* (yield* Agents).create(
           new CreateAgent({ name: "Bot", auto_reply: true, prohibited_phrases: [{ phrase: "five days" }] })

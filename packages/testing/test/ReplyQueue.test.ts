@@ -20,8 +20,8 @@ import {
   TranslationInput
 } from "@support-engine/core"
 import { Duration, Effect, Layer } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { advanceBy, makeTestEngine, settle } from "../src/index.js"
-import { as, kitWorkspace } from "./KitWorkspace.js"
 
 /** The local model, two seconds per answer on the test clock: the first question holds the worker. */
 const slowModel = Layer.effect(
@@ -35,7 +35,7 @@ const slowModel = Layer.effect(
 describe("reply queue", () => {
   it.effect("a deleted customer's pending question does not hold back later ones (D24, D53)", () =>
     Effect.gen(function*() {
-      const { principal } = yield* kitWorkspace
+      const { principal } = yield* makeWorkspace()
       yield* Effect.gen(function*() {
         const agent = yield* (yield* Agents).create(new CreateAgent({ name: "Bot", auto_reply: true }))
         yield* (yield* KnowledgeBase).create(
