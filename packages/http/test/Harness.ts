@@ -19,7 +19,7 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { supportEngineLayer } from "@support-engine/engine"
-import { Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
+import { ConfigProvider, Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -30,6 +30,7 @@ import { type Client, makeClient } from "../src/Client.js"
 import { type ApiServices, HttpLive } from "../src/HttpApiLive.js"
 import { HttpConfig } from "../src/shared/HttpConfig.js"
 import { RateLimitConfig, type RateLimitSettings } from "../src/shared/RateLimits.js"
+import { StandaloneLive } from "../src/StandaloneServer.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -98,6 +99,20 @@ export const serverLayer = <R, E>(
     Layer.provideMerge(engine),
     Layer.orDie,
     Layer.provide(Layer.succeed(References.MinimumLogLevel, options.logLevel ?? "Warn"))
+  )
+
+/**
+ * The standalone server as `support-engine serve` runs it: from the environment, on a free loopback port over the
+ * database `name`, with `settings` added to the environment.
+ */
+export const standalone = (name: string, settings: Record<string, string> = {}) =>
+  StandaloneLive.pipe(
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+      SUPPORT_PORT: "0",
+      SUPPORT_DATABASE_URL: databaseUrl(name),
+      ...settings
+    }))),
+    Layer.orDie
   )
 
 /** The default test server: the real engine on its own database. */

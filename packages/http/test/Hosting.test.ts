@@ -1,11 +1,10 @@
 /** The ways a host runs the API (D3c, D41, D42): web handler, node:http listener, the standalone server. */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Schedule } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Schedule } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import { makeNodeHandler, makeWebHandler, StandaloneLive } from "../src/index.js"
-import { close, databaseUrl, engineLayer, listen, provision } from "./Harness.js"
+import { makeNodeHandler, makeWebHandler } from "../src/index.js"
+import { baseUrl, close, engineLayer, listen, provision, standalone } from "./Harness.js"
 
 describe("hosting", () => {
   it.live("makeWebHandler answers web Requests with the whole API", () =>
@@ -114,14 +113,12 @@ describe("hosting", () => {
         })
       })
       const receiverPort = yield* listen(receiver)
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("standalone"),
+      const server = standalone("standalone", {
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         SUPPORT_WEBHOOK_RETRY_BASE_MS: "200"
       })
       yield* Effect.gen(function*() {
-        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const base = yield* baseUrl
         const call = (method: string, path: string, body?: unknown) =>
           Effect.promise(async () => {
             const response = await fetch(`${base}${path}`, {
@@ -151,7 +148,7 @@ describe("hosting", () => {
         assert.strictEqual(delivery!.headers["x-service-event"], "customer.created")
         const expected = createHmac("sha256", String(webhook.body.secret)).update(delivery!.body).digest("hex")
         assert.strictEqual(delivery!.headers["x-service-signature"], expected)
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
+      }).pipe(Effect.provide(server))
       yield* close(receiver)
     }))
 })

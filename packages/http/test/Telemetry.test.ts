@@ -6,11 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { webhookAttemptsTotal } from "@support-engine/webhooks"
 import { ConfigProvider, Effect, Layer, Metric, References, Schedule } from "effect"
-import { HttpServer } from "effect/http"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import { StandaloneLive } from "../src/index.js"
 import { DEFAULT_SERVICE_NAME, TelemetryFromEnv } from "../src/operations/Telemetry.js"
-import { close, databaseUrl, listen, provision } from "./Harness.js"
+import { baseUrl, close, listen, provision, standalone } from "./Harness.js"
 
 interface OtlpValue {
   readonly stringValue?: string
@@ -79,9 +77,7 @@ describe("OTLP export (D57)", () => {
         request.on("end", () => response.writeHead(204).end())
       })
       const receiverPort = yield* listen(receiver)
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("traced"),
+      const standaloneServer = standalone("traced", {
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -89,7 +85,7 @@ describe("OTLP export (D57)", () => {
       })
       let delivered = 0
       yield* Effect.gen(function*() {
-        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const base = yield* baseUrl
         const call = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
           Effect.promise(async () => {
             const response = await fetch(`${base}${path}`, {
@@ -120,7 +116,7 @@ describe("OTLP export (D57)", () => {
           Effect.timeout("20 seconds")
         )
         delivered = 1
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
+      }).pipe(Effect.provide(standaloneServer))
       assert.strictEqual(delivered, 1)
       // Closing the server flushed the exporters.
       const traces = received.filter((r) => r.path === "/v1/traces")
