@@ -19,16 +19,18 @@ import {
   Workspaces
 } from "@support-engine/core"
 import { supportEngineLayer } from "@support-engine/engine"
-import { Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
+import { ConfigProvider, Effect, Layer, type LogLevel, Redacted, References, Schedule } from "effect"
 import { FetchHttpClient, HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Client, makeClient } from "../src/Client.js"
 import { type ApiServices, HttpLive } from "../src/HttpApiLive.js"
 import { HttpConfig } from "../src/shared/HttpConfig.js"
 import { RateLimitConfig, type RateLimitSettings } from "../src/shared/RateLimits.js"
+import { StandaloneLive } from "../src/StandaloneServer.js"
 
 const dir = mkdtempSync(join(tmpdir(), "support-engine-http-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -99,6 +101,20 @@ export const serverLayer = <R, E>(
     Layer.provide(Layer.succeed(References.MinimumLogLevel, options.logLevel ?? "Warn"))
   )
 
+/**
+ * The standalone server as `support-engine serve` runs it: from the environment, on a free loopback port over the
+ * database `name`, with `settings` added to the environment.
+ */
+export const standalone = (name: string, settings: Record<string, string> = {}) =>
+  StandaloneLive.pipe(
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
+      SUPPORT_PORT: "0",
+      SUPPORT_DATABASE_URL: databaseUrl(name),
+      ...settings
+    }))),
+    Layer.orDie
+  )
+
 /** The default test server: the real engine on its own database. */
 export const testServer = (name: string) => serverLayer(engineLayer(name))
 
@@ -124,6 +140,32 @@ export const tenant = (abilities: ReadonlyArray<Ability> = ["external-api:write"
     const client = yield* makeClient({ token })
     return { workspace, token, client } satisfies Tenant
   }).pipe(Effect.orDie)
+
+/**
+ * A workspace and a write token in the database `name`, both named after it, made in-process for a host that
+ * builds its own engine; this engine is released after. The token's plain value.
+ */
+export const provision = (name: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name }))
+    const issued = yield* (yield* Tokens).create(
+      new CreateApiToken({ workspace_id: workspace.id, name, abilities: ["external-api:write"] })
+    )
+    return Redacted.value(issued.plain)
+  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
+
+/** Starts a `node:http` server on a free loopback port; its port. */
+export const listen = (server: Server) =>
+  Effect.callback<number>((resume) => {
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+  })
+
+/** Stops a `node:http` server, its open connections too. */
+export const close = (server: Server) =>
+  Effect.callback<void>((resume) => {
+    server.close(() => resume(Effect.void))
+    server.closeAllConnections()
+  })
 
 /** Runs `self` in-process as the principal of `tenant`'s token (for setup the API does not offer). */
 export const asTenant = (tenant: Tenant) => <A, E, R>(self: Effect.Effect<A, E, R>) =>

@@ -1,28 +1,10 @@
 /** The ways a host runs the API (D3c, D41, D42): web handler, node:http listener, the standalone server. */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, CreateWorkspace, Tokens, Workspaces } from "@support-engine/core"
-import { ConfigProvider, Effect, Layer, Redacted, Schedule } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect, Schedule } from "effect"
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { makeNodeHandler, makeWebHandler, StandaloneLive } from "../src/index.js"
-import { databaseUrl, engineLayer } from "./Harness.js"
-
-/** A workspace and a write token in the database `name`, made in-process; the engine is released after. */
-const provision = (name: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Host" }))
-    const issued = yield* (yield* Tokens).create(
-      new CreateApiToken({ workspace_id: workspace.id, name: "host", abilities: ["external-api:write"] })
-    )
-    return Redacted.value(issued.plain)
-  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
-
-const listen = (server: Server) =>
-  Effect.callback<number>((resume) => {
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
-  })
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import { makeNodeHandler, makeWebHandler } from "../src/index.js"
+import { baseUrl, close, engineLayer, listen, provision, standalone } from "./Harness.js"
 
 describe("hosting", () => {
   it.live("makeWebHandler answers web Requests with the whole API", () =>
@@ -114,10 +96,7 @@ describe("hosting", () => {
         fetch(`${base}/v1/nope`, { headers: { authorization: `Bearer ${token}` } })
       )
       assert.strictEqual(missing.status, 404)
-      yield* Effect.callback<void>((resume) => {
-        server.close(() => resume(Effect.void))
-        server.closeAllConnections()
-      })
+      yield* close(server)
       yield* Effect.promise(dispose)
     }))
 
@@ -134,14 +113,12 @@ describe("hosting", () => {
         })
       })
       const receiverPort = yield* listen(receiver)
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("standalone"),
+      const server = standalone("standalone", {
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         SUPPORT_WEBHOOK_RETRY_BASE_MS: "200"
       })
       yield* Effect.gen(function*() {
-        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const base = yield* baseUrl
         const call = (method: string, path: string, body?: unknown) =>
           Effect.promise(async () => {
             const response = await fetch(`${base}${path}`, {
@@ -171,10 +148,7 @@ describe("hosting", () => {
         assert.strictEqual(delivery!.headers["x-service-event"], "customer.created")
         const expected = createHmac("sha256", String(webhook.body.secret)).update(delivery!.body).digest("hex")
         assert.strictEqual(delivery!.headers["x-service-signature"], expected)
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
-      yield* Effect.callback<void>((resume) => {
-        receiver.close(() => resume(Effect.void))
-        receiver.closeAllConnections()
-      })
+      }).pipe(Effect.provide(server))
+      yield* close(receiver)
     }))
 })

@@ -3,36 +3,14 @@
  * real HTTP from the standalone server and parsed with a Prometheus text-format parser.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, CreateWorkspace, Readiness, Tokens, Workspaces } from "@support-engine/core"
-import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { Readiness } from "@support-engine/core"
+import { Context, Effect, Layer, Option, Schedule } from "effect"
+import { HttpRouter } from "effect/http"
+import { createServer } from "node:http"
 import { getMetricsFromIterator, type PromData, type PromHistogramData, type PromMetric } from "prom2javascript"
 import { DocsLive } from "../src/Docs.js"
-import { StandaloneLive } from "../src/index.js"
 import { MetricsListener, PROMETHEUS_CONTENT_TYPE } from "../src/operations/MetricsServer.js"
-import { databaseUrl, engineLayer } from "./Harness.js"
-
-const provision = (name: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Ops" }))
-    const issued = yield* (yield* Tokens).create(
-      new CreateApiToken({ workspace_id: workspace.id, name: "ops", abilities: ["external-api:write"] })
-    )
-    return Redacted.value(issued.plain)
-  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
-
-const listen = (server: Server) =>
-  Effect.callback<number>((resume) => {
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
-  })
-
-const close = (server: Server) =>
-  Effect.callback<void>((resume) => {
-    server.close(() => resume(Effect.void))
-    server.closeAllConnections()
-  })
+import { baseUrl, close, listen, provision, standalone } from "./Harness.js"
 
 /** The system routes over a stub readiness check, as a web handler. */
 const systemRoutes = (ready: boolean) =>
@@ -93,15 +71,13 @@ describe("operations (D57)", () => {
       const refused = createServer()
       const refusedPort = yield* listen(refused)
       yield* close(refused)
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
+      const server = standalone("metrics", {
         SUPPORT_METRICS_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("metrics"),
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         SUPPORT_WEBHOOK_RETRY_BASE_MS: "60000"
       })
       yield* Effect.gen(function*() {
-        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const base = yield* baseUrl
         const listener = Option.getOrThrow((yield* MetricsListener).address)
         assert.notStrictEqual(listener._tag, "UnixPathAddress")
         const metricsUrl = `http://127.0.0.1:${listener._tag === "UnixPathAddress" ? 0 : listener.port}/metrics`
@@ -190,17 +166,13 @@ describe("operations (D57)", () => {
         assert.strictEqual(sample(metrics["support_ai_replies_total"], { outcome: "answered" }), 0)
         assert.strictEqual(metrics["support_events_pruned_total"]?.type, "counter")
         assert.strictEqual(sample(metrics["support_events_pruned_total"], {}), 0)
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
+      }).pipe(Effect.provide(server))
       yield* close(receiver)
     }))
 
   it.live("without SUPPORT_METRICS_PORT there is no metrics listener", () =>
     Effect.gen(function*() {
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("no-metrics")
-      })
-      const context = yield* Layer.build(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment))))
+      const context = yield* Layer.build(standalone("no-metrics"))
       assert.isTrue(Option.isNone(Context.get(context, MetricsListener).address))
     }).pipe(Effect.scoped))
 })

@@ -5,25 +5,13 @@
  * Everything on 127.0.0.1.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Result, Schedule } from "effect"
+import { ConfigProvider, Effect, Result, Schedule } from "effect"
 import { HttpServer } from "effect/http"
 import type { NetAddress } from "effect/net"
 import { execSync } from "node:child_process"
 import { connect, type Socket } from "node:net"
-import { StandaloneLive } from "../src/index.js"
 import { DEFAULT_SERVER_LIMITS, serverLimitsConfig } from "../src/shared/ServerLimits.js"
-import { databaseUrl } from "./Harness.js"
-
-/** The standalone server on a free loopback port over the database `name`, with `settings` as the environment. */
-const standalone = (name: string, settings: Record<string, string> = {}) =>
-  StandaloneLive.pipe(
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({
-      SUPPORT_PORT: "0",
-      SUPPORT_DATABASE_URL: databaseUrl(name),
-      ...settings
-    }))),
-    Layer.orDie
-  )
+import { standalone } from "./Harness.js"
 
 const address = HttpServer.HttpServer.pipe(Effect.map((server) => {
   assert.strictEqual(server.address._tag, "InetAddressV4")

@@ -4,15 +4,11 @@
  * with the service and SQL spans under it, and a span per webhook delivery attempt; metrics arrive too.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CreateApiToken, CreateWorkspace, Tokens, Workspaces } from "@support-engine/core"
 import { webhookAttemptsTotal } from "@support-engine/webhooks"
-import { ConfigProvider, Effect, Layer, Metric, Redacted, References, Schedule } from "effect"
-import { HttpServer } from "effect/http"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { StandaloneLive } from "../src/index.js"
+import { ConfigProvider, Effect, Layer, Metric, References, Schedule } from "effect"
+import { createServer, type IncomingHttpHeaders } from "node:http"
 import { DEFAULT_SERVICE_NAME, TelemetryFromEnv } from "../src/operations/Telemetry.js"
-import { databaseUrl, engineLayer } from "./Harness.js"
+import { baseUrl, close, listen, provision, standalone } from "./Harness.js"
 
 interface OtlpValue {
   readonly stringValue?: string
@@ -46,26 +42,6 @@ interface Received {
 
 const attributes = (list: ReadonlyArray<OtlpAttribute>): Record<string, unknown> =>
   Object.fromEntries(list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue]))
-
-const listen = (server: Server) =>
-  Effect.callback<number>((resume) => {
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
-  })
-
-const close = (server: Server) =>
-  Effect.callback<void>((resume) => {
-    server.close(() => resume(Effect.void))
-    server.closeAllConnections()
-  })
-
-const provision = (name: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Traced" }))
-    const issued = yield* (yield* Tokens).create(
-      new CreateApiToken({ workspace_id: workspace.id, name: "traced", abilities: ["external-api:write"] })
-    )
-    return Redacted.value(issued.plain)
-  }).pipe(Effect.provide(engineLayer(name)), Effect.orDie)
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 const CALLER_SPAN = "00f067aa0ba902b7"
@@ -101,9 +77,7 @@ describe("OTLP export (D57)", () => {
         request.on("end", () => response.writeHead(204).end())
       })
       const receiverPort = yield* listen(receiver)
-      const environment = ConfigProvider.fromEnvRecord({
-        SUPPORT_PORT: "0",
-        SUPPORT_DATABASE_URL: databaseUrl("traced"),
+      const standaloneServer = standalone("traced", {
         SUPPORT_WEBHOOK_ALLOW_PRIVATE: "true",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -111,7 +85,7 @@ describe("OTLP export (D57)", () => {
       })
       let delivered = 0
       yield* Effect.gen(function*() {
-        const base = yield* HttpServer.addressFormattedWith(Effect.succeed)
+        const base = yield* baseUrl
         const call = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
           Effect.promise(async () => {
             const response = await fetch(`${base}${path}`, {
@@ -142,7 +116,7 @@ describe("OTLP export (D57)", () => {
           Effect.timeout("20 seconds")
         )
         delivered = 1
-      }).pipe(Effect.provide(StandaloneLive.pipe(Layer.provide(ConfigProvider.layer(environment)))))
+      }).pipe(Effect.provide(standaloneServer))
       assert.strictEqual(delivered, 1)
       // Closing the server flushed the exporters.
       const traces = received.filter((r) => r.path === "/v1/traces")

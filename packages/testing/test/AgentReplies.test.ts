@@ -4,29 +4,23 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
-  Actor,
   Agents,
   Conversations,
   CreateAgent,
-  CreateApiToken,
   CreateArticle,
   CreateConversation,
   CreateCustomer,
   CreateMessage,
   CreateWebhook,
-  CreateWorkspace,
   Customers,
   KnowledgeBase,
   Messages,
-  Principal,
-  type PrincipalShape,
-  Tokens,
   TranslationInput,
-  Webhooks,
-  Workspaces
+  Webhooks
 } from "@support-engine/core"
 import { verify } from "@support-engine/webhooks"
 import { Effect, Redacted } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { makeTestEngine, RecordingReceiver, settle } from "../src/index.js"
 
 const URL = "https://hooks.example.test/replies"
@@ -34,18 +28,8 @@ const URL = "https://hooks.example.test/replies"
 describe("AI reply loop and webhooks (test kit)", () => {
   it.effect("an agent's reply and its handoff are delivered as conversation.agent.message.created and escalated", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
-      const { token } = yield* (yield* Tokens).create(
-        new CreateApiToken({ workspace_id: workspace.id, name: "kit", abilities: ["external-api:write"] })
-      )
-      const principal: PrincipalShape = {
-        workspaceId: workspace.id,
-        organizationId: workspace.organization_id,
-        abilities: ["external-api:write"],
-        actor: Actor.apiToken(token.id)
-      }
-      const run = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-        self.pipe(Effect.provideService(Principal, principal), Effect.orDie)
+      const { principal } = yield* makeWorkspace()
+      const run = <A, E, R>(self: Effect.Effect<A, E, R>) => self.pipe(as(principal), Effect.orDie)
       const webhook = yield* run((yield* Webhooks).create(
         new CreateWebhook({ url: URL, events: ["conversation.agent.message.created", "conversation.escalated"] })
       ))

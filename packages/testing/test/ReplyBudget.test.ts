@@ -5,31 +5,26 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
-  Actor,
   Agents,
   AnswerModel,
   Conversations,
   CreateAgent,
-  CreateApiToken,
   CreateArticle,
   CreateConversation,
   CreateCustomer,
   CreateMessage,
-  CreateWorkspace,
   Customers,
   Events,
   KnowledgeBase,
   ListEvents,
   ListMessages,
   Messages,
-  Principal,
   REPLY_LEASE,
   REPLY_MODEL_BUDGET,
-  Tokens,
-  TranslationInput,
-  Workspaces
+  TranslationInput
 } from "@support-engine/core"
 import { DateTime, Duration, Effect, Layer } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { advanceBy, makeTestEngine } from "../src/index.js"
 
 /**
@@ -48,16 +43,7 @@ const slowModel = Layer.effect(
 describe("reply model budget", () => {
   it.effect("a job's model calls together end at the budget, inside the lease, with the quoted summary (D53, D61)", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
-      const { token } = yield* (yield* Tokens).create(
-        new CreateApiToken({ workspace_id: workspace.id, name: "kit", abilities: ["external-api:write"] })
-      )
-      const principal = {
-        workspaceId: workspace.id,
-        organizationId: workspace.organization_id,
-        abilities: ["external-api:write" as const],
-        actor: Actor.apiToken(token.id)
-      }
+      const { principal } = yield* makeWorkspace()
       yield* Effect.gen(function*() {
         const agent = yield* (yield* Agents).create(
           new CreateAgent({ name: "Bot", auto_reply: true, prohibited_phrases: [{ phrase: "five days" }] })
@@ -93,6 +79,6 @@ describe("reply model budget", () => {
           new ListMessages({ conversation_id: conversation.id, sender_type: "agent" })
         )
         assert.strictEqual(replies.meta.total, 0)
-      }).pipe(Effect.provideService(Principal, principal), Effect.orDie)
+      }).pipe(as(principal), Effect.orDie)
     }).pipe(Effect.provide(makeTestEngine({ overrides: slowModel }))))
 })

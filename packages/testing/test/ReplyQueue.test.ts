@@ -5,27 +5,22 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
-  Actor,
   Agents,
   AnswerModel,
   Conversations,
   CreateAgent,
-  CreateApiToken,
   CreateArticle,
   CreateConversation,
   CreateCustomer,
   CreateMessage,
-  CreateWorkspace,
   Customers,
   KnowledgeBase,
   ListMessages,
   Messages,
-  Principal,
-  Tokens,
-  TranslationInput,
-  Workspaces
+  TranslationInput
 } from "@support-engine/core"
 import { Duration, Effect, Layer } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { advanceBy, makeTestEngine, settle } from "../src/index.js"
 
 /** The local model, two seconds per answer on the test clock: the first question holds the worker. */
@@ -40,16 +35,7 @@ const slowModel = Layer.effect(
 describe("reply queue", () => {
   it.effect("a deleted customer's pending question does not hold back later ones (D24, D53)", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
-      const { token } = yield* (yield* Tokens).create(
-        new CreateApiToken({ workspace_id: workspace.id, name: "kit", abilities: ["external-api:write"] })
-      )
-      const principal = {
-        workspaceId: workspace.id,
-        organizationId: workspace.organization_id,
-        abilities: ["external-api:write" as const],
-        actor: Actor.apiToken(token.id)
-      }
+      const { principal } = yield* makeWorkspace()
       yield* Effect.gen(function*() {
         const agent = yield* (yield* Agents).create(new CreateAgent({ name: "Bot", auto_reply: true }))
         yield* (yield* KnowledgeBase).create(
@@ -85,6 +71,6 @@ describe("reply queue", () => {
           new ListMessages({ conversation_id: second.conversation.id, sender_type: "agent" })
         )
         assert.strictEqual(replies.meta.total, 1)
-      }).pipe(Effect.provideService(Principal, principal), Effect.orDie)
+      }).pipe(as(principal), Effect.orDie)
     }).pipe(Effect.provide(makeTestEngine({ overrides: slowModel }))))
 })

@@ -1,49 +1,26 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
-  Actor,
-  CreateApiToken,
   CreateCustomer,
   CreateTrainingData,
   CreateWebhook,
-  CreateWorkspace,
   Customers,
   ListWebhookDeliveries,
-  Principal,
-  type PrincipalShape,
-  Tokens,
   Training,
   TrainingProcessor,
-  Webhooks,
-  Workspaces
+  Webhooks
 } from "@support-engine/core"
 import { verify } from "@support-engine/webhooks"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { as, makeWorkspace } from "../../storage/test/conformance/Harness.js"
 import { advanceBy, advanceToNext, createTestEngine, makeTestEngine, RecordingReceiver, settle } from "../src/index.js"
 
 const MINUTE = 60_000
 const URL_A = "https://hooks.example.test/a"
 
-const workspace = Effect.gen(function*() {
-  const created = yield* (yield* Workspaces).create(new CreateWorkspace({ name: "Kit" }))
-  const { token } = yield* (yield* Tokens).create(
-    new CreateApiToken({ workspace_id: created.id, name: "kit", abilities: ["external-api:write"] })
-  )
-  const principal: PrincipalShape = {
-    workspaceId: created.id,
-    organizationId: created.organization_id,
-    abilities: ["external-api:write"],
-    actor: Actor.apiToken(token.id)
-  }
-  return principal
-}).pipe(Effect.orDie)
-
-const as = (principal: PrincipalShape) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.provideService(self, Principal, principal)
-
 describe("makeTestEngine (@effect/vitest)", () => {
   it.effect("a change is delivered in process, signed with the webhook's secret, at simulated time 0 (D37, D39)", () =>
     Effect.gen(function*() {
-      const principal = yield* workspace
+      const { principal } = yield* makeWorkspace()
       const webhook = yield* Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url: URL_A, events: ["*"] })))
         .pipe(as(principal), Effect.orDie)
       const customer = yield* Effect.flatMap(Customers, (c) => c.create(new CreateCustomer({ first_name: "Ada" })))
@@ -59,7 +36,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
 
   it.effect("scripted 500s, a timeout and a slow answer: each attempt at exactly D38's time", () =>
     Effect.gen(function*() {
-      const principal = yield* workspace
+      const { principal } = yield* makeWorkspace()
       const receiver = yield* RecordingReceiver
       // Attempts 1-2 answer 500, 3 times out (10 s), 4 answers 200 after 3 s.
       yield* receiver.script(URL_A, [500, 500, "timeout", { status: 200, after: Duration.seconds(3) }])
@@ -89,7 +66,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
 
   it.effect("410 disables the webhook; nothing more is sent to it (D38)", () =>
     Effect.gen(function*() {
-      const principal = yield* workspace
+      const { principal } = yield* makeWorkspace()
       const receiver = yield* RecordingReceiver
       yield* receiver.script(URL_A, [410])
       const webhook = yield* Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url: URL_A, events: ["*"] })))
@@ -111,7 +88,7 @@ describe("makeTestEngine (@effect/vitest)", () => {
 
   it.effect("the training worker runs on the test clock: processing until the processor's 2 minutes pass", () =>
     Effect.gen(function*() {
-      const principal = yield* workspace
+      const { principal } = yield* makeWorkspace()
       const training = yield* Training
       const item = yield* training.create(new CreateTrainingData({ type: "text", title: "T", content: "Returns." }))
         .pipe(as(principal), Effect.orDie)
@@ -131,7 +108,7 @@ describe("createTestEngine (Promises, plain vitest)", () => {
       const engine = createTestEngine({ seed: 7 })
       try {
         await engine.script(URL_A, [503], 204)
-        const principal = await engine.run(workspace)
+        const { principal } = await engine.run(makeWorkspace())
         await engine.run(
           Effect.flatMap(Webhooks, (w) => w.create(new CreateWebhook({ url: URL_A, events: ["*"] }))).pipe(
             as(principal),

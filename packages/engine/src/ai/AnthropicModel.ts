@@ -5,10 +5,10 @@
  * object's JSON schema (in the form `AnthropicStructuredOutput` makes it) and which the model must call; the
  * call's input is the answer.
  */
-import { Effect, Redacted, Schema } from "effect"
-import { AnthropicStructuredOutput, LanguageModel, type Response } from "effect/ai"
+import { type Effect, Redacted, Schema } from "effect"
+import { AnthropicStructuredOutput, type LanguageModel, type Response } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { asStream, type Endpoint, noTools, postJson, textMessages } from "./ProviderHttp.js"
+import { answerFields, type ModelOptions, providerModel } from "./ProviderHttp.js"
 
 const MODULE = "Anthropic"
 
@@ -23,19 +23,14 @@ const MAX_TOKENS = 4096
 
 /** What the engine reads of a message: its text and tool-use blocks, why it stopped, and the token counts. */
 const MessageBody = Schema.Struct({
-  id: Schema.optional(Schema.String),
-  model: Schema.optional(Schema.String),
+  ...answerFields,
   content: Schema.Array(Schema.Struct({
     type: Schema.String,
     text: Schema.optional(Schema.String),
     name: Schema.optional(Schema.String),
     input: Schema.optional(Schema.Unknown)
   })),
-  stop_reason: Schema.optional(Schema.NullOr(Schema.String)),
-  usage: Schema.optional(Schema.NullOr(Schema.Struct({
-    input_tokens: Schema.optional(Schema.Number),
-    output_tokens: Schema.optional(Schema.Number)
-  })))
+  stop_reason: Schema.optional(Schema.NullOr(Schema.String))
 })
 
 const finishReason = (stopReason: string | null | undefined, object: boolean): Response.FinishReason => {
@@ -55,32 +50,17 @@ const finishReason = (stopReason: string | null | undefined, object: boolean): R
   }
 }
 
-export interface AnthropicModelOptions {
-  readonly apiKey: Redacted.Redacted
-  /** Without a trailing slash. */
-  readonly baseUrl: string
-  readonly model: string
-}
-
 /** The model `options.model` of the Anthropic endpoint, over `http`. */
-export const make = (
-  http: HttpClient.HttpClient,
-  options: AnthropicModelOptions
-): Effect.Effect<LanguageModel.LanguageModel> => {
-  const endpoint: Endpoint = {
-    module: MODULE,
-    url: `${options.baseUrl}/v1/messages`,
-    headers: { "x-api-key": Redacted.value(options.apiKey), "anthropic-version": API_VERSION }
-  }
-
-  const generateText = (providerOptions: LanguageModel.ProviderOptions) =>
-    Effect.gen(function*() {
-      yield* noTools(MODULE, providerOptions)
-      const messages = yield* textMessages(MODULE, providerOptions.prompt)
+export const make = (http: HttpClient.HttpClient, options: ModelOptions): Effect.Effect<LanguageModel.LanguageModel> =>
+  providerModel(http, {
+    endpoint: {
+      module: MODULE,
+      url: `${options.baseUrl}/v1/messages`,
+      headers: { "x-api-key": Redacted.value(options.apiKey), "anthropic-version": API_VERSION }
+    },
+    request: (messages, format) => {
       const system = messages.filter((m) => m.role === "system").map((m) => m.text).join("\n\n")
-      const format = providerOptions.responseFormat
-      const object = format.type === "json" ? format.objectName : undefined
-      const body = {
+      return {
         model: options.model,
         max_tokens: MAX_TOKENS,
         ...(system === "" ? {} : { system }),
@@ -96,32 +76,20 @@ export const make = (
           }
           : {})
       }
-      const answer = yield* postJson(http, endpoint, body, MessageBody)
-      const parts: Array<Response.PartEncoded> = [
-        { type: "response-metadata", id: answer.id, modelId: answer.model }
-      ]
+    },
+    answer: MessageBody,
+    read: (answer, format) => {
+      const object = format.type === "json" ? format.objectName : undefined
+      const texts: Array<string> = []
       for (const block of answer.content) {
         if (block.type === "text" && block.text !== undefined && object === undefined) {
-          parts.push({ type: "text", text: block.text })
+          texts.push(block.text)
         } else if (block.type === "tool_use" && object !== undefined && block.name === object) {
           // `generateObject` reads the structured answer from the text parts.
-          parts.push({ type: "text", text: JSON.stringify(block.input ?? null) })
+          texts.push(JSON.stringify(block.input ?? null))
         }
       }
-      parts.push({
-        type: "finish",
-        reason: finishReason(answer.stop_reason, object !== undefined),
-        usage: {
-          inputTokens: { total: answer.usage?.input_tokens },
-          outputTokens: { total: answer.usage?.output_tokens }
-        }
-      })
-      return parts
-    })
-
-  return LanguageModel.make({
-    generateText,
-    streamText: (providerOptions) => asStream(generateText(providerOptions)),
+      return { texts, reason: finishReason(answer.stop_reason, object !== undefined) }
+    },
     codecTransformer: AnthropicStructuredOutput.toCodecAnthropic
   })
-}

@@ -1,15 +1,23 @@
 /**
- * What the remote model providers (OpenAiModel.ts, AnthropicModel.ts) share: one JSON `POST` over `effect/http`'s
- * `HttpClient`, the prompt read as plain text messages, and the provider's failures as `AiError`s that carry
- * nothing of the request or the body.
+ * What the remote model providers (OpenAiModel.ts, AnthropicModel.ts) share: the model itself (`providerModel`),
+ * one JSON `POST` over `effect/http`'s `HttpClient`, the prompt read as plain text messages, and the provider's
+ * failures as `AiError`s that carry nothing of the request or the body.
  *
  * No trace headers go to a third party: they would tell it about the engine's own spans. A failure keeps only
  * the method, the URL (the configured base URL, which takes no query) and the HTTP status: the request holds the
  * key in a header, and a provider's error body may echo it (OpenAI's 401 does).
  */
-import { Effect, Schema, Stream } from "effect"
-import { AiError, type LanguageModel, type Prompt, type Response } from "effect/ai"
+import { Effect, type Redacted, Schema, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
 import { HttpClient, HttpClientRequest } from "effect/http"
+
+/** Which model of a provider, where, with which key. */
+export interface ModelOptions {
+  readonly apiKey: Redacted.Redacted
+  /** Without a trailing slash. */
+  readonly baseUrl: string
+  readonly model: string
+}
 
 /** One provider endpoint: which module reports its failures, where it is, and the headers it wants. */
 export interface Endpoint {
@@ -33,7 +41,7 @@ export const invalidOutput = (module: string, description: string): AiError.AiEr
  * `POST`s `body` as JSON and decodes a 2xx answer with `schema`. A non-2xx status fails with the reason for that
  * status (authentication, rate limit, server error...), without the body.
  */
-export const postJson = <A>(
+const postJson = <A>(
   http: HttpClient.HttpClient,
   endpoint: Endpoint,
   body: unknown,
@@ -88,7 +96,7 @@ export interface TextMessage {
 }
 
 /** The prompt as text messages; files, tool calls and tool results fail (the engine sends none). */
-export const textMessages = (
+const textMessages = (
   module: string,
   prompt: Prompt.Prompt
 ): Effect.Effect<ReadonlyArray<TextMessage>, AiError.AiError> =>
@@ -121,14 +129,14 @@ export const textMessages = (
   })
 
 /** Fails when the request asks for tools: the engine uses none, so they are not written out. */
-export const noTools = (module: string, options: LanguageModel.ProviderOptions): Effect.Effect<void, AiError.AiError> =>
+const noTools = (module: string, options: LanguageModel.ProviderOptions): Effect.Effect<void, AiError.AiError> =>
   options.tools.length === 0 ? Effect.void : Effect.fail(unsupported(module, "tools"))
 
 /**
  * The streamed form of a complete answer, for `streamText`: each text part as one delta, then the rest as it is.
  * The engine never streams; the providers are asked for the whole answer either way.
  */
-export const asStream = (
+const asStream = (
   parts: Effect.Effect<Array<Response.PartEncoded>, AiError.AiError>
 ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
   Stream.fromIterableEffect(Effect.map(parts, (all) =>
@@ -145,3 +153,69 @@ export const asStream = (
           return []
       }
     })))
+
+/** The fields of an answer that both providers name alike: its id, the model that wrote it, and the token counts. */
+export const answerFields = {
+  id: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  usage: Schema.optional(Schema.NullOr(Schema.Struct({
+    input_tokens: Schema.optional(Schema.Number),
+    output_tokens: Schema.optional(Schema.Number)
+  })))
+}
+
+type Answer = Schema.Struct.Type<typeof answerFields>
+
+type ResponseFormat = LanguageModel.ProviderOptions["responseFormat"]
+
+/** What sets one provider apart: its endpoint, the request it takes and how its answer reads. */
+export interface Provider<A extends Answer> {
+  readonly endpoint: Endpoint
+  /** The request body for the prompt's messages, asking for `format`. */
+  readonly request: (messages: ReadonlyArray<TextMessage>, format: ResponseFormat) => unknown
+  /** The answer's shape, built on `answerFields`. */
+  readonly answer: Schema.Codec<A, unknown>
+  /** The answer's texts, in order, and why it stopped. */
+  readonly read: (
+    answer: A,
+    format: ResponseFormat
+  ) => { readonly texts: ReadonlyArray<string>; readonly reason: Response.FinishReason }
+  readonly codecTransformer: LanguageModel.CodecTransformer
+}
+
+/**
+ * A provider's model as an `effect/ai` `LanguageModel`: the prompt sent as text messages in one request, the
+ * answer given back as its metadata, its texts and the finish with the token counts.
+ */
+export const providerModel = <A extends Answer>(
+  http: HttpClient.HttpClient,
+  provider: Provider<A>
+): Effect.Effect<LanguageModel.LanguageModel> => {
+  const { endpoint } = provider
+  const generateText = (options: LanguageModel.ProviderOptions) =>
+    Effect.gen(function*() {
+      yield* noTools(endpoint.module, options)
+      const messages = yield* textMessages(endpoint.module, options.prompt)
+      const format = options.responseFormat
+      const answer = yield* postJson(http, endpoint, provider.request(messages, format), provider.answer)
+      const { reason, texts } = provider.read(answer, format)
+      const parts: Array<Response.PartEncoded> = [
+        { type: "response-metadata", id: answer.id, modelId: answer.model },
+        ...texts.map((text): Response.PartEncoded => ({ type: "text", text })),
+        {
+          type: "finish",
+          reason,
+          usage: {
+            inputTokens: { total: answer.usage?.input_tokens },
+            outputTokens: { total: answer.usage?.output_tokens }
+          }
+        }
+      ]
+      return parts
+    })
+  return LanguageModel.make({
+    generateText,
+    streamText: (options) => asStream(generateText(options)),
+    codecTransformer: provider.codecTransformer
+  })
+}
