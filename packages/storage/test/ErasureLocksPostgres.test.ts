@@ -11,13 +11,16 @@ import {
   CreateConversation,
   CreateCustomer,
   CreateMessage,
+  CreateWebhook,
   Customers,
   Messages,
+  Webhooks,
   type WorkspaceId
 } from "@support-engine/core"
 import { Deferred, Effect, Exit, Fiber, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { as, makeWorkspace, provideEngine } from "./conformance/Harness.js"
+import { provideWebhooks } from "./conformance/WebhookOpsSuite.js"
 import { adminUrl, freshDatabase } from "./PgDatabase.js"
 
 const Waiting = Schema.Struct({ waiting: Schema.Number, on_holder: Schema.Number })
@@ -74,6 +77,17 @@ const lockConversation = (workspaceId: WorkspaceId, id: ConversationId) => (sql:
 const lockMessageCounter = (workspaceId: WorkspaceId) => (sql: SqlClient.SqlClient) =>
   sql`SELECT value FROM workspace_counters WHERE workspace_id = ${workspaceId} AND name = 'messages' FOR UPDATE`
 
+/** A customer with a conversation and their message in it; `say` posts another message of theirs. */
+const customerWithMessage = Effect.gen(function*() {
+  const ada = yield* (yield* Customers).create(new CreateCustomer({ email: "ada@example.test" }))
+  const conversation = yield* (yield* Conversations).create(new CreateConversation({ customer_id: ada.id }))
+  const messages = yield* Messages
+  const say = (id: ConversationId) =>
+    messages.create(id, new CreateMessage({ sender_type: "customer", sender_id: ada.id, content: "Hello" }))
+  yield* say(conversation.id)
+  return { ada, conversation, say } as const
+})
+
 describe.skipIf(adminUrl === undefined)("Customer erasure against concurrent writers on PostgreSQL", () => {
   const adapter = freshDatabase()
 
@@ -86,12 +100,7 @@ describe.skipIf(adminUrl === undefined)("Customer erasure against concurrent wri
         yield* Effect.gen(function*() {
           const customers = yield* Customers
           const conversations = yield* Conversations
-          const messages = yield* Messages
-          const ada = yield* customers.create(new CreateCustomer({ email: "ada@example.test" }))
-          const first = yield* conversations.create(new CreateConversation({ customer_id: ada.id }))
-          const say = (id: ConversationId) =>
-            messages.create(id, new CreateMessage({ sender_type: "customer", sender_id: ada.id, content: "Hello" }))
-          yield* say(first.id)
+          const { ada, conversation: first, say } = yield* customerWithMessage
 
           // The erasure is held up at their first conversation, which another transaction holds.
           const conversationHolder = yield* holdOpen(lockConversation(workspaceId, first.id))
@@ -134,12 +143,7 @@ describe.skipIf(adminUrl === undefined)("Customer erasure against concurrent wri
         yield* Effect.gen(function*() {
           const customers = yield* Customers
           const conversations = yield* Conversations
-          const ada = yield* customers.create(new CreateCustomer({ email: "ada@example.test" }))
-          const doomed = yield* conversations.create(new CreateConversation({ customer_id: ada.id }))
-          yield* (yield* Messages).create(
-            doomed.id,
-            new CreateMessage({ sender_type: "customer", sender_id: ada.id, content: "Hello" })
-          )
+          const { ada, conversation: doomed } = yield* customerWithMessage
 
           // The deletion is held up once it has deleted the messages, before the conversation.
           const counterHolder = yield* holdOpen(lockMessageCounter(principal.workspaceId))
@@ -157,6 +161,37 @@ describe.skipIf(adminUrl === undefined)("Customer erasure against concurrent wri
           assert.strictEqual((yield* Effect.flip(customers.get(ada.id)))._tag, "NotFound")
         }).pipe(as(principal), Effect.scoped)
       }).pipe(provideEngine(adapter)),
+    30_000
+  )
+
+  it.live(
+    "D59: a subscription change while the erasure drops their pending fan-outs serialises with it",
+    () =>
+      Effect.gen(function*() {
+        const { principal } = yield* makeWorkspace()
+        yield* Effect.gen(function*() {
+          const customers = yield* Customers
+          const webhooks = yield* Webhooks
+          yield* webhooks.create(new CreateWebhook({ url: "https://a.example/in", events: ["*"] }))
+          // Their events wait for their fan-out: no dispatcher runs here.
+          const { ada } = yield* customerWithMessage
+
+          // The erasure is held up at the message counter, after its redactions, before it records its own event.
+          const counterHolder = yield* holdOpen(lockMessageCounter(principal.workspaceId))
+          const erasure = yield* Effect.forkChild(customers.erase(ada.id))
+          yield* untilWaiting(1)
+          // A subscription change: it fans out the workspace's pending events first.
+          const change = yield* Effect.forkChild(
+            webhooks.create(new CreateWebhook({ url: "https://b.example/in", events: ["*"] }))
+          )
+          yield* untilWaiting(2)
+          yield* counterHolder.commit
+
+          const erased = yield* Fiber.join(erasure)
+          assert.strictEqual(erased.messages, 1)
+          assert.strictEqual((yield* Fiber.join(change)).url, "https://b.example/in")
+        }).pipe(as(principal), Effect.scoped)
+      }).pipe(provideWebhooks(adapter)),
     30_000
   )
 })

@@ -11,7 +11,8 @@
  * may echo what it was sent.
  *
  * PostgreSQL: the rows are held in the order every writer takes them (`RowLocks`): the customer, then their
- * conversations, then the messages and reply jobs under those, the workspace's counters last. Holding the customer
+ * conversations, then the messages and reply jobs under those, the workspace's counters last; the workspace's
+ * subscriptions lock (shared) before any pending fan-out marker, as every writer of markers. Holding the customer
  * first fixes the set of their conversations (a creation holds the customer) and keeps out new messages (posting
  * one holds the conversation, and so its customer, first); a writer already under way finishes first, a later one
  * waits, then finds nothing. SQLite runs one transaction at a time.
@@ -22,6 +23,7 @@ import type { SqlClient, Statement } from "effect/sql"
 import { params, ts } from "../shared/Columns.js"
 import type { Counters } from "../shared/Counters.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
+import { holdSubscriptionsShared } from "../webhooks/SqlFanOut.js"
 
 /** Conversation ids per statement that matches their text (one `LIKE` each). */
 const PATTERNS_PER_STATEMENT = 100
@@ -67,6 +69,8 @@ export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Servic
             AND (${mentions(eventText, chunk)}) RETURNING id`)
         )
       }
+      // Before their pending fan-outs are dropped: the order of every writer of those markers.
+      if (redactedIds.length > 0) yield* holdSubscriptionsShared(sql, workspaceId)
       for (const chunk of Arr.chunksOf(redactedIds, IDS_PER_STATEMENT)) {
         // Markers first: a fan-out holding one finishes before this goes on, and its deliveries are cancelled below.
         yield* sql`DELETE FROM pending_fanouts WHERE ${sql.in("event_id", chunk)}`
