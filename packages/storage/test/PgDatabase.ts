@@ -3,7 +3,10 @@
  * (CI sets it to the local server). Without the variable the PostgreSQL suites are skipped.
  */
 import { PgClient } from "@effect/sql-pg"
+import { afterAll, beforeAll } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import { StorageLive } from "../src/Storage.js"
+import type { Adapter } from "./conformance/Harness.js"
 
 export const adminUrl: string | undefined = process.env["SUPPORT_TEST_PG_URL"]
 
@@ -25,4 +28,16 @@ export const createDatabase = async (): Promise<{ readonly url: string; readonly
     url: url.toString(),
     drop: () => onAdmin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
   }
+}
+
+/** Inside a `describe`: the adapter of a database of its own, created before its tests and dropped after them. */
+export const freshDatabase = (): Adapter => {
+  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
+  beforeAll(async () => {
+    database = await createDatabase()
+  })
+  afterAll(async () => {
+    await database?.drop()
+  })
+  return { name: "postgres", storage: () => StorageLive(database!.url) }
 }

@@ -1,22 +1,13 @@
 /** The AI reply loop (D53) on PostgreSQL: the same suite, and concurrent claimers never share a job (D43). */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { REPLY_LEASE, ReplyJobs } from "@support-engine/core"
 import { DateTime, Effect, Option } from "effect"
-import { StorageLive } from "../src/Storage.js"
-import type { Adapter } from "./conformance/Harness.js"
-import { adminUrl, createDatabase } from "./PgDatabase.js"
+import { adminUrl, freshDatabase } from "./PgDatabase.js"
 import { fixture } from "./replies/Fixture.js"
 import { onEngine, replySuite } from "./replies/ReplySuite.js"
 
 describe.skipIf(adminUrl === undefined)("AI reply loop on PostgreSQL", () => {
-  let database: Awaited<ReturnType<typeof createDatabase>> | undefined
-  beforeAll(async () => {
-    database = await createDatabase()
-  })
-  afterAll(async () => {
-    await database?.drop()
-  })
-  const adapter: Adapter = { name: "postgres", storage: () => StorageLive(database!.url) }
+  const adapter = freshDatabase()
 
   replySuite(adapter)
 

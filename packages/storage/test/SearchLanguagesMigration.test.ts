@@ -1,15 +1,18 @@
 /**
  * Content written before the passage index followed languages (migration 0031) is searchable by language once it
- * runs (D61): English stems, folded diacritics, and a training item's words and English stems, on each database.
+ * runs (D61): English stems, folded diacritics, and a training item's words and English stems, on each database. The
+ * article list's search folds the diacritics of those articles too once migration 0032 has run.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { AgentId, PassageIndex, WorkspaceId } from "@support-engine/core"
+import { AgentId, ArticleRepo, PassageIndex, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlPassageIndexLive } from "../src/ai/SqlPassageIndex.js"
+import { SqlArticleRepoLive } from "../src/knowledge-base/SqlArticleRepo.js"
+import { Counters } from "../src/shared/Counters.js"
 import { migrate, migrations } from "../src/shared/Migrations.js"
 import { clientLayer } from "../src/Storage.js"
 import { adminUrl, createDatabase } from "./PgDatabase.js"
@@ -58,18 +61,22 @@ const check = Effect.gen(function*() {
   assert.deepStrictEqual(yield* find(["refunds"], null), ["Delays"])
   assert.deepStrictEqual(yield* find(["refunding"], "en"), ["Delays", "Money back"])
   assert.deepStrictEqual(yield* find(["refunding"], "fr"), [])
+  const listed = yield* (yield* ArticleRepo).list(workspace, { terms: ["effectue"] }, { limit: 10, offset: 0 })
+  assert.deepStrictEqual(listed.items.map((a) => a.id), [article], "the article list folds diacritics too")
 })
 
-/** Migrates to just before 0031, writes content, runs the rest, then searches. */
+/** Migrates to just before 0031, writes content, runs the rest (0031, 0032), then searches. */
 const run = (url: () => string) =>
   Effect.gen(function*() {
     yield* before
     yield* seed
     yield* migrate
-    yield* check.pipe(Effect.provide(SqlPassageIndexLive))
+    yield* check.pipe(
+      Effect.provide(Layer.mergeAll(SqlPassageIndexLive, SqlArticleRepoLive.pipe(Layer.provide(Counters.layer))))
+    )
   }).pipe(Effect.provide(Layer.suspend(() => clientLayer(url()))))
 
-describe("migration 0031 on content written before it (D61)", () => {
+describe("migrations 0031 and 0032 on content written before them (D61)", () => {
   const dir = mkdtempSync(join(tmpdir(), "support-engine-0031-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -219,6 +219,8 @@ export class Conversations extends Context.Service<Conversations>()("@support-en
     const remove = Tracing.fn("Conversations.delete")(function*(id: ConversationId, options?: WriteOptions) {
       const principal = yield* canWrite
       yield* tx.withTransaction(Effect.gen(function*() {
+        // Held before its messages and their reply jobs are deleted: the lock order of `RowLocks`.
+        yield* locks.lock("conversations", principal.workspaceId, id)
         yield* guard.beforeDelete(options, principal.workspaceId, id, repo.findById(principal.workspaceId, id))
         if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "Conversation" })
         yield* events.record("conversation.deleted", { id })

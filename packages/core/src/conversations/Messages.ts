@@ -134,7 +134,8 @@ export class Messages extends Context.Service<Messages>()("@support-engine/core/
       const principal = yield* canWrite
       const workspaceId = principal.workspaceId
       return yield* tx.withTransaction(Effect.gen(function*() {
-        // Held first: a message posted while its customer is being erased waits, then finds no conversation (404).
+        // Held first, and with it the customer (the lock order of `RowLocks`), whom a customer's message marks seen:
+        // a message posted while its customer is being erased waits, then finds no conversation (404).
         yield* locks.lock("conversations", workspaceId, conversationId)
         const conversation = yield* conversations.findById(workspaceId, conversationId).pipe(orNotFound("Conversation"))
         const senderId = yield* checkSender(workspaceId, conversation, input)

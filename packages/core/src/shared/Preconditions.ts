@@ -23,7 +23,14 @@ export type TaggedResource =
   | "kb_articles"
   | "webhooks"
 
-/** Storage port: holds a resource's row for the rest of the current transaction (a no-op where writes serialise). */
+/**
+ * Storage port: holds a resource's row for the rest of the current transaction (a no-op where writes serialise).
+ *
+ * Every writer takes the rows of a customer's data in one order, so no two transactions wait on each other: the
+ * customer, then their conversations, then the rows under those (messages, then reply jobs), the workspace's counters
+ * last. Holding a conversation therefore holds its customer first; a writer that needs both asks for the
+ * conversation, never for the customer after it.
+ */
 export class RowLocks extends Context.Service<RowLocks, {
   readonly lock: (
     resource: TaggedResource,

@@ -10,11 +10,12 @@
  * cancelled, and the receivers' answers kept in the attempt logs of their deliveries are cleared, since a receiver
  * may echo what it was sent.
  *
- * PostgreSQL: the rows are held in the order every other writer takes them, reply jobs, then conversations, then
- * the customer (a reply worker holds its job before it writes to the conversation; a message post holds the
- * conversation before it marks the customer seen), so the erasure waits for writers already under way and later
- * ones wait for it, then find nothing. Conversations and jobs are held again once the customer is: a conversation
- * created meanwhile (its creation holds the customer) is erased too. SQLite runs one transaction at a time.
+ * PostgreSQL: the rows are held in the order every writer takes them (`RowLocks`): the customer, then their
+ * conversations, then the messages and reply jobs under those, the workspace's counters last; the workspace's
+ * subscriptions lock (shared) before any pending fan-out marker, as every writer of markers. Holding the customer
+ * first fixes the set of their conversations (a creation holds the customer) and keeps out new messages (posting
+ * one holds the conversation, and so its customer, first); a writer already under way finishes first, a later one
+ * waits, then finds nothing. SQLite runs one transaction at a time.
  */
 import type { CustomerId, ErasedCounts, PersistenceError, WorkspaceId } from "@support-engine/core"
 import { Array as Arr, type DateTime, Effect, Option, Schema } from "effect"
@@ -22,6 +23,7 @@ import type { SqlClient, Statement } from "effect/sql"
 import { params, ts } from "../shared/Columns.js"
 import type { Counters } from "../shared/Counters.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
+import { holdSubscriptionsShared } from "../webhooks/SqlFanOut.js"
 
 /** Conversation ids per statement that matches their text (one `LIKE` each). */
 const PATTERNS_PER_STATEMENT = 100
@@ -52,18 +54,11 @@ export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Servic
     Effect.gen(function*() {
       const theirConversations = sql`SELECT id FROM conversations WHERE workspace_id = ${workspaceId}
         AND customer_id = ${id}`
-      const holdJobs = sql`SELECT id FROM reply_jobs WHERE workspace_id = ${workspaceId}
-        AND conversation_id IN (${theirConversations}) ${forUpdate}`
-      const holdConversations = ids(sql`${theirConversations} ${forUpdate}`)
-      if (isPg) {
-        yield* holdJobs
-        yield* holdConversations
-      }
+      // The customer, then their conversations: the lock order of every writer (`RowLocks`).
       const customer = yield* ids(sql`SELECT id FROM customers WHERE workspace_id = ${workspaceId} AND id = ${id}
         ${forUpdate}`)
       if (customer.length === 0) return Option.none<ErasedCounts>()
-      if (isPg) yield* holdJobs
-      const conversationIds: ReadonlyArray<string> = yield* holdConversations
+      const conversationIds: ReadonlyArray<string> = yield* ids(sql`${theirConversations} ${forUpdate}`)
 
       // Events first, while their conversations still exist to be named.
       const needles = [id, ...conversationIds]
@@ -74,6 +69,8 @@ export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Servic
             AND (${mentions(eventText, chunk)}) RETURNING id`)
         )
       }
+      // Before their pending fan-outs are dropped: the order of every writer of those markers.
+      if (redactedIds.length > 0) yield* holdSubscriptionsShared(sql, workspaceId)
       for (const chunk of Arr.chunksOf(redactedIds, IDS_PER_STATEMENT)) {
         // Markers first: a fan-out holding one finishes before this goes on, and its deliveries are cancelled below.
         yield* sql`DELETE FROM pending_fanouts WHERE ${sql.in("event_id", chunk)}`
@@ -87,11 +84,12 @@ export const makeErasure = (sql: SqlClient.SqlClient, counters: Counters["Servic
         yield* sql`DELETE FROM idempotency_keys WHERE workspace_id = ${workspaceId} AND (${mentions(sql`body`, chunk)})`
       }
 
-      // Explicit deletes (rather than cascades) so SQLite's search triggers see every row.
-      yield* sql`DELETE FROM reply_jobs WHERE workspace_id = ${workspaceId}
-        AND conversation_id IN (${theirConversations})`
+      // Explicit deletes (rather than cascades) so SQLite's search triggers see every row. Messages before reply
+      // jobs, the lock order: deleting a message deletes its job.
       const messages = yield* ids(sql`DELETE FROM messages WHERE workspace_id = ${workspaceId}
         AND conversation_id IN (${theirConversations}) RETURNING id`)
+      yield* sql`DELETE FROM reply_jobs WHERE workspace_id = ${workspaceId}
+        AND conversation_id IN (${theirConversations})`
       const conversations = yield* ids(sql`DELETE FROM conversations WHERE workspace_id = ${workspaceId}
         AND customer_id = ${id} RETURNING id`)
       yield* sql`DELETE FROM customers WHERE workspace_id = ${workspaceId} AND id = ${id}`

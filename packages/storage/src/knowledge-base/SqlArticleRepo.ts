@@ -115,7 +115,8 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
             ${r.status === undefined ? sql`` : sql`AND status = ${r.status}`}
             ${keyset(sql, r, { newest: "created_at", updated: "updated_at" })}`
     })
-    // Search: articles with a matching translation (migration 0015), best match first.
+    // Search: articles with a matching translation (migration 0015), best match first. PostgreSQL folds the query's
+    // diacritics as it folds the documents (migration 0032); SQLite's tokenizer folds both.
     const SearchRequest = Schema.Struct({
       workspace_id: WorkspaceId,
       status: Schema.optional(Schema.String),
@@ -125,9 +126,9 @@ export const SqlArticleRepoLive: Layer.Layer<ArticleRepo, never, SqlClient.SqlCl
       sql`(${
         sql.onDialectOrElse({
           pg: () =>
-            sql`SELECT s.article_id, MIN(-ts_rank(s.document, to_tsquery('simple', ${r.match}))) AS score
-                FROM kb_translation_text_search s WHERE s.document @@ to_tsquery('simple', ${r.match})
-                GROUP BY s.article_id`,
+            sql`SELECT s.article_id, MIN(-ts_rank(s.document, to_tsquery('simple', support_search_fold(${r.match}))))
+                AS score FROM kb_translation_text_search s
+                WHERE s.document @@ to_tsquery('simple', support_search_fold(${r.match})) GROUP BY s.article_id`,
           orElse: () =>
             // bm25 cannot be aggregated: score each translation in a subquery that SQLite must not flatten into the
             // GROUP BY (a LIMIT keeps it apart), then take each article's best.

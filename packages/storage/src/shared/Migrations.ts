@@ -25,6 +25,7 @@ import eventsAfter from "../migrations/0028_events_after.js"
 import deliveryRequeues from "../migrations/0029_delivery_requeues.js"
 import retention from "../migrations/0030_retention.js"
 import searchLanguages from "../migrations/0031_search_languages.js"
+import articleSearchFolded from "../migrations/0032_article_search_folded.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -47,7 +48,8 @@ export const migrations = {
   "0028_events_after": eventsAfter,
   "0029_delivery_requeues": deliveryRequeues,
   "0030_retention": retention,
-  "0031_search_languages": searchLanguages
+  "0031_search_languages": searchLanguages,
+  "0032_article_search_folded": articleSearchFolded
 }
 
 /** Runs every pending migration; returns what ran. */

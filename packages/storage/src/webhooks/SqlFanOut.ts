@@ -57,6 +57,17 @@ const DRAIN_CHUNK = 500
 const Marker = Schema.Struct({ event_id: Schema.String, workspace_id: Schema.String })
 const decodeMarkers = Schema.decodeUnknownEffect(Schema.Array(Marker))
 
+/**
+ * The workspace's subscriptions lock, shared (PostgreSQL; nothing on SQLite). A subscription change holds it
+ * exclusively, then waits for the markers it drains; so a transaction that records events, and so wants this lock,
+ * takes it before it holds any of the workspace's pending fan-out markers: before it writes one or deletes one.
+ */
+export const holdSubscriptionsShared = (sql: SqlClient.SqlClient, workspaceId: WorkspaceId) =>
+  sql.onDialectOrElse({
+    pg: () => Effect.asVoid(sql`SELECT pg_advisory_xact_lock_shared(${SUBSCRIPTIONS_LOCK}, hashtext(${workspaceId}))`),
+    orElse: () => Effect.void
+  })
+
 /** How a drain treats markers another transaction holds (PostgreSQL): wait for it, or leave them to it. */
 export type DrainLocking = "wait" | "skip"
 
@@ -119,7 +130,7 @@ export const makeFanOut = Effect.gen(function*() {
    */
   const enqueue = (workspaceId: WorkspaceId, event: Event) =>
     Effect.gen(function*() {
-      if (isPg) yield* sql`SELECT pg_advisory_xact_lock_shared(${SUBSCRIPTIONS_LOCK}, hashtext(${workspaceId}))`
+      yield* holdSubscriptionsShared(sql, workspaceId)
       const rows = yield* sql`INSERT INTO pending_fanouts (event_id, workspace_id)
         SELECT CAST(${event.id} AS ${id}), CAST(${workspaceId} AS ${id}) WHERE EXISTS (
           SELECT 1 FROM webhook_event_types t

@@ -143,4 +143,32 @@ export const searchSuite = (adapter: Adapter) =>
           assert.deepStrictEqual(yield* find("betalingen"), [translated.id])
         }).pipe(as(principal))
       }).pipe(provide))
+
+    it.effect("articles: diacritics are folded on both databases, in the text and in the query (cafe finds Café)", () =>
+      Effect.gen(function*() {
+        const { principal } = yield* makeWorkspace()
+        const kb = yield* KnowledgeBase
+        yield* Effect.gen(function*() {
+          const accented = yield* kb.create(
+            new CreateArticle({
+              translations: [new TranslationInput({ locale: "fr", title: "Café", content: "Crème brûlée" })]
+            })
+          )
+          const plain = yield* kb.create(
+            new CreateArticle({
+              translations: [new TranslationInput({ locale: "en", title: "Cafe", content: "Menu" })]
+            })
+          )
+          const find = (q: string) =>
+            Effect.map(kb.list(new ListArticles({ q })), (page) => page.data.map((a) => a.id).sort())
+          const both = [accented.id, plain.id].sort()
+          assert.deepStrictEqual(yield* find("cafe"), both, "cafe finds Café")
+          assert.deepStrictEqual(yield* find("café"), both, "café finds Cafe")
+          assert.deepStrictEqual(yield* find("CAFÉ"), both, "and any case")
+          assert.deepStrictEqual(yield* find("creme brulee"), [accented.id])
+          assert.deepStrictEqual(yield* find("brûl"), [accented.id], "a folded prefix")
+          yield* kb.putTranslation(plain.id, "en", new PutTranslation({ content: "Façade" }))
+          assert.deepStrictEqual(yield* find("facade"), [plain.id], "kept on update")
+        }).pipe(as(principal))
+      }).pipe(provide))
   })
