@@ -1,16 +1,19 @@
 /**
  * Content written before the passage index followed languages (migration 0031) is searchable by language once it
  * runs (D61): English stems, folded diacritics, and a training item's words and English stems, on each database. The
- * article list's search folds the diacritics of those articles too once migration 0032 has run.
+ * article list's search folds the diacritics of those articles too once migration 0032 has run, and the customer and
+ * conversation lists those of customers, subjects and messages once migration 0033 has.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { AgentId, ArticleRepo, PassageIndex, WorkspaceId } from "@support-engine/core"
+import { AgentId, ArticleRepo, ConversationRepo, CustomerRepo, PassageIndex, WorkspaceId } from "@support-engine/core"
 import { Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlPassageIndexLive } from "../src/ai/SqlPassageIndex.js"
+import { SqlConversationRepoLive } from "../src/conversations/SqlConversationRepo.js"
+import { SqlCustomerRepoLive } from "../src/customers/SqlCustomerRepo.js"
 import { SqlArticleRepoLive } from "../src/knowledge-base/SqlArticleRepo.js"
 import { Counters } from "../src/shared/Counters.js"
 import { migrate, migrations } from "../src/shared/Migrations.js"
@@ -20,6 +23,9 @@ import { adminUrl, createDatabase } from "./PgDatabase.js"
 const workspace = WorkspaceId.make("6b1f4c52-0d7e-4f7a-9d3e-3f1c2a4b5c6d")
 const article = "0c9a7e3b-5d1f-4a2b-8c6d-7e8f9a0b1c2d"
 const item = "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a"
+const customer = "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b"
+const conversation = "3f4a5b6c-7d8e-4f9a-0b1c-2d3e4f5a6b7c"
+const message = "4a5b6c7d-8e9f-4a0b-1c2d-3e4f5a6b7c8d"
 const NOW = "2026-01-01T00:00:00.000Z"
 const TRANSLATIONS = [
   ["en", "Money back", "We refund every order shipped within thirty days."],
@@ -46,6 +52,17 @@ const seed = Effect.gen(function*() {
     (id, workspace_id, type, title, slug, content, is_processed, status, created_at, updated_at)
     VALUES (${item}, ${workspace}, 'text', 'Delays', 'delays', 'Refunds take five days.', TRUE, 'completed', ${NOW},
       ${NOW})`
+  yield* sql`INSERT INTO customers
+    (id, workspace_id, first_name, last_name, first_seen_at, last_seen_at, created_at, updated_at)
+    VALUES (${customer}, ${workspace}, 'Zoé', 'Brûlé', ${NOW}, ${NOW}, ${NOW}, ${NOW})`
+  yield* sql`INSERT INTO conversations (id, workspace_id, channel, customer_id, status, priority, tags, is_spam,
+    spam_score, subject, created_at, updated_at)
+    VALUES (${conversation}, ${workspace}, 'email', ${customer}, 'open', 'normal', '[]', FALSE, 0, 'Café', ${NOW},
+      ${NOW})`
+  yield* sql`INSERT INTO messages (id, workspace_id, conversation_id, sender_type, customer_id, content, sent_at,
+    is_internal, addresses, created_at)
+    VALUES (${message}, ${workspace}, ${conversation}, 'customer', ${customer}, 'Crème brûlée', ${NOW}, FALSE, '[]',
+      ${NOW})`
 })
 
 const check = Effect.gen(function*() {
@@ -63,20 +80,32 @@ const check = Effect.gen(function*() {
   assert.deepStrictEqual(yield* find(["refunding"], "fr"), [])
   const listed = yield* (yield* ArticleRepo).list(workspace, { terms: ["effectue"] }, { limit: 10, offset: 0 })
   assert.deepStrictEqual(listed.items.map((a) => a.id), [article], "the article list folds diacritics too")
+  const customers = yield* (yield* CustomerRepo).list(workspace, { terms: ["zoe", "brule"] }, { limit: 10, offset: 0 })
+  assert.deepStrictEqual(customers.items.map((c) => c.id), [customer], "the customer list folds diacritics too")
+  const conversations = yield* ConversationRepo
+  for (const words of [["cafe"], ["creme", "brulee"]]) {
+    const found = yield* conversations.list(workspace, { terms: words }, { limit: 10, offset: 0 })
+    assert.deepStrictEqual(found.items.map((c) => c.id), [conversation], `subject and message: ${words.join(" ")}`)
+  }
 })
 
-/** Migrates to just before 0031, writes content, runs the rest (0031, 0032), then searches. */
+/** Migrates to just before 0031, writes content, runs the rest (0031 to 0033), then searches. */
 const run = (url: () => string) =>
   Effect.gen(function*() {
     yield* before
     yield* seed
     yield* migrate
     yield* check.pipe(
-      Effect.provide(Layer.mergeAll(SqlPassageIndexLive, SqlArticleRepoLive.pipe(Layer.provide(Counters.layer))))
+      Effect.provide(Layer.mergeAll(
+        SqlPassageIndexLive,
+        Layer.mergeAll(SqlArticleRepoLive, SqlCustomerRepoLive, SqlConversationRepoLive).pipe(
+          Layer.provide(Counters.layer)
+        )
+      ))
     )
   }).pipe(Effect.provide(Layer.suspend(() => clientLayer(url()))))
 
-describe("migrations 0031 and 0032 on content written before them (D61)", () => {
+describe("migrations 0031 to 0033 on content written before them (D61)", () => {
   const dir = mkdtempSync(join(tmpdir(), "support-engine-0031-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

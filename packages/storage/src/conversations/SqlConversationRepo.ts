@@ -127,15 +127,18 @@ export const SqlConversationRepoLive: Layer.Layer<
   })
   // Search: conversations whose subject or any message matches (migration 0015), best match first. Scores
   // are comparable within a dialect only: bm25 (lower is better) on SQLite, negated ts_rank on PostgreSQL.
+  // PostgreSQL folds the query's diacritics as it folds the documents (migration 0033); SQLite's tokenizer folds both.
   const SearchRequest = Schema.Struct({ ...ConversationFilter.fields, match: Schema.String })
   const hits = (match: string) =>
     sql.onDialectOrElse({
-      pg: () =>
-        sql`SELECT s.id AS conversation_id, -ts_rank(s.document, to_tsquery('simple', ${match})) AS score
-            FROM conversation_text_search s WHERE s.document @@ to_tsquery('simple', ${match})
+      pg: () => {
+        const query = sql`to_tsquery('simple', support_search_fold(${match}))`
+        return sql`SELECT s.id AS conversation_id, -ts_rank(s.document, ${query}) AS score
+            FROM conversation_text_search s WHERE s.document @@ ${query}
             UNION ALL
-            SELECT s.conversation_id, -ts_rank(s.document, to_tsquery('simple', ${match}))
-            FROM message_text_search s WHERE s.document @@ to_tsquery('simple', ${match})`,
+            SELECT s.conversation_id, -ts_rank(s.document, ${query})
+            FROM message_text_search s WHERE s.document @@ ${query}`
+      },
       orElse: () =>
         sql`SELECT k.id AS conversation_id, bm25(conversation_text_search) AS score FROM conversation_text_search
             JOIN conversation_text_search_keys k ON k.search_rowid = conversation_text_search.rowid

@@ -73,11 +73,12 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
       execute: (r) => sql`SELECT ${columns} FROM customers WHERE ${where(r)} ${keyset(sql, r, ORDER)}`
     })
 
-    // Search: the matches of the customer index (migration 0015), best first, then newest first.
+    // Search: the matches of the customer index (migration 0015), best first, then newest first. PostgreSQL folds
+    // the query's diacritics as it folds the documents (migration 0033); SQLite's tokenizer folds both.
     const searchWhere = (r: typeof SearchRequest.Encoded) =>
       sql.and([
         sql.onDialectOrElse({
-          pg: () => sql`s.document @@ to_tsquery('simple', ${r.match})`,
+          pg: () => sql`s.document @@ to_tsquery('simple', support_search_fold(${r.match}))`,
           orElse: () => sql`customer_text_search MATCH ${r.match}`
         }),
         sql`c.workspace_id = ${r.workspace_id}`,
@@ -98,7 +99,7 @@ export const SqlCustomerRepoLive: Layer.Layer<CustomerRepo, never, SqlClient.Sql
         sql`SELECT ${prefixedColumns} FROM ${searchFrom} WHERE ${searchWhere(r)}
             ORDER BY ${
           sql.onDialectOrElse({
-            pg: () => sql`ts_rank(s.document, to_tsquery('simple', ${r.match})) DESC`,
+            pg: () => sql`ts_rank(s.document, to_tsquery('simple', support_search_fold(${r.match}))) DESC`,
             orElse: () => sql`bm25(customer_text_search)`
           })
         }, c.created_at DESC, c.id DESC ${limit(sql, r.limit, r.offset)}`

@@ -26,6 +26,7 @@ import deliveryRequeues from "../migrations/0029_delivery_requeues.js"
 import retention from "../migrations/0030_retention.js"
 import searchLanguages from "../migrations/0031_search_languages.js"
 import articleSearchFolded from "../migrations/0032_article_search_folded.js"
+import customerConversationSearchFolded from "../migrations/0033_customer_conversation_search_folded.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -49,7 +50,8 @@ export const migrations = {
   "0029_delivery_requeues": deliveryRequeues,
   "0030_retention": retention,
   "0031_search_languages": searchLanguages,
-  "0032_article_search_folded": articleSearchFolded
+  "0032_article_search_folded": articleSearchFolded,
+  "0033_customer_conversation_search_folded": customerConversationSearchFolded
 }
 
 /** Runs every pending migration; returns what ran. */
