@@ -89,6 +89,42 @@ const pause = (ms: number) =>
   })
 
 /**
+ * What an engine on a server database needs so that its runs do not depend on the server's timing, given whether a
+ * query of the engine waits for its answer (the simulator watches the engine's sockets, simulation/PgTraffic.ts):
+ * - `batchWindow`, the dispatcher's batch window (webhooks' `AttemptBatchWindow`, `makeTestEngine`'s
+ *   `attemptBatchWindow`): after the I/O callbacks already due, and then until no query of the engine waits for its
+ *   answer. Before a batch of finished attempts is recorded, the engine's other fibers do what they do at this instant,
+ *   as on SQLite, whose statements complete within the default window: which attempts a 410 or a fifth failure
+ *   cancels does not depend on how fast the server answers;
+ * - `busy`, for `withNetworkSettle`: a query waits for its answer, or a batch window is open (the recorder in it has
+ *   work to do at this instant, and waits in real time, which `settle` does not see).
+ */
+export const serverDatabase = (databaseBusy: Effect.Effect<boolean>): {
+  readonly batchWindow: Effect.Effect<void>
+  readonly busy: Effect.Effect<boolean>
+} => {
+  let open = 0
+  const batchWindow = Effect.acquireUseRelease(
+    Effect.sync(() => {
+      open++
+    }),
+    () =>
+      Effect.gen(function*() {
+        yield* afterPendingIO
+        while (yield* databaseBusy) {
+          yield* pause(1)
+          yield* afterPendingIO
+        }
+      }),
+    () =>
+      Effect.sync(() => {
+        open--
+      })
+  )
+  return { batchWindow, busy: Effect.map(databaseBusy, (busy) => busy || open > 0) }
+}
+
+/**
  * Runs the engine until it is quiet: the same fibers asleep until the same times for three rounds of yielding and
  * pending I/O in a row. The clock does not move.
  */

@@ -19,6 +19,7 @@ import {
 } from "@support-engine/core"
 import { supportEngineLayer } from "@support-engine/engine"
 import { type StoragePorts, StorageWithIds } from "@support-engine/storage"
+import { AttemptBatchWindow } from "@support-engine/webhooks"
 import { Duration, Effect, Layer } from "effect"
 import type { Socket } from "node:net"
 import { engineClock } from "./Advance.js"
@@ -51,6 +52,12 @@ export interface TestEngineOptions {
    * queries through them (PgTraffic.ts).
    */
   readonly pgSocket?: () => Socket
+  /**
+   * How the dispatcher gathers the attempts that finish together before recording them (webhooks'
+   * `AttemptBatchWindow`). On PostgreSQL the simulator passes Advance.ts's `serverDatabase(...).batchWindow`, so
+   * what a 410 cancels does not depend on the server's timing.
+   */
+  readonly attemptBatchWindow?: Effect.Effect<void>
 }
 
 /**
@@ -99,7 +106,10 @@ export const makeTestEngine = (options: TestEngineOptions = {}) => {
     pollInterval: QUIET_POLL,
     previousSecretSweep: false
   })
-  return Layer.merge(engine, receiver).pipe(
+  const batchWindow = options.attemptBatchWindow === undefined
+    ? Layer.empty
+    : Layer.succeed(AttemptBatchWindow, options.attemptBatchWindow)
+  return Layer.merge(Layer.provide(engine, batchWindow), receiver).pipe(
     // Under everything: storage's timestamps, the workers' sleeps and the test's own moves read one clock.
     Layer.provideMerge(engineClock),
     Layer.orDie

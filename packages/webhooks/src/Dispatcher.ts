@@ -55,6 +55,23 @@ const afterPendingIO = Effect.callback<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+/**
+ * How long the recorder keeps its batch open after the first attempt finishes, so that the attempts finishing with it
+ * are recorded in the same transaction. By default until the I/O callbacks already due have run (`afterPendingIO`).
+ *
+ * The rule it sets: a 410 or a fifth failure cancels the webhook's deliveries not claimed when its batch is recorded,
+ * and one claimed before is still made. So an attempt that the engine's other fibers claim while the window is open
+ * (a delivery whose event committed in the same instant, say) is made, and one they claim after is cancelled. With the
+ * default, which of the two happens depends on how fast the database answered those fibers, in real time: a SQLite
+ * statement runs to completion before the window closes, a query to PostgreSQL may or may not be answered by then. A
+ * harness that must give the same outcome on every run provides a window that closes only once every query of the
+ * engine has been answered (the simulator does, on PostgreSQL), so that a batch holds what it holds on SQLite.
+ */
+export const AttemptBatchWindow: Context.Reference<Effect.Effect<void>> = Context.Reference<Effect.Effect<void>>(
+  "@support-engine/webhooks/AttemptBatchWindow",
+  { defaultValue: () => afterPendingIO }
+)
+
 /** How an attempt ended, for its log line. */
 const endOf = (result: AttemptResult): AttemptEnd =>
   result._tag === "Answered"
@@ -81,6 +98,7 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
     const config = yield* WebhookConfig
     const ids = yield* IdGenerator
     const claimant = `dispatcher-${yield* ids.uuid}`
+    const batchWindow = yield* AttemptBatchWindow
     const lease = Duration.sum(config.timeout, config.leaseMargin)
 
     // Registered before the fibers start, so it runs after they are interrupted (finalizers run in reverse).
@@ -176,13 +194,13 @@ export class Dispatcher extends Context.Service<Dispatcher>()("@support-engine/w
       )
 
     /**
-     * Waits for a finished attempt, lets the answers that have already arrived finish too (`afterPendingIO`), then
+     * Waits for a finished attempt, lets the attempts finishing with it finish too (`AttemptBatchWindow`), then
      * records all of them in one transaction. Only the wait can be interrupted: what was taken is recorded.
      */
     const recorder = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const first = yield* restore(Queue.take(finished))
-        yield* afterPendingIO
+        yield* batchWindow
         yield* record([first, ...(yield* Queue.clear(finished))], true)
       })
     )

@@ -17,7 +17,7 @@ import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { settle, withNetworkSettle } from "../Advance.js"
+import { serverDatabase, settle, withNetworkSettle } from "../Advance.js"
 import type { RecordingReceiver } from "../RecordingReceiver.js"
 import { makeTestEngine, type TestEngine } from "../TestEngine.js"
 import { makePgTraffic } from "./PgTraffic.js"
@@ -30,8 +30,8 @@ export interface EngineHost {
   /** Kills the engine, keeps it down for `downFor` ms of simulated time, starts a new one on the same database. */
   readonly crash: (downFor: number) => Effect.Effect<void>
   /**
-   * On PostgreSQL: whether a query of the engine waits for its answer (PgTraffic.ts), for `settle` (Advance.ts).
-   * None on SQLite.
+   * On PostgreSQL: whether a query of the engine waits for its answer (PgTraffic.ts) or the dispatcher gathers a batch
+   * (Advance.ts's `serverDatabase`), for `settle`. None on SQLite.
    */
   readonly databaseBusy: Effect.Effect<boolean> | undefined
   /**
@@ -135,12 +135,15 @@ export const makeEngineHost = (options: {
     // stopped, so its ids are new ones.
     const streams = makeIdStreams(`engine:${options.seed}`)
     const traffic = where._tag === "Postgres" ? makePgTraffic(where.url) : undefined
+    const server = traffic === undefined
+      ? undefined
+      : { socket: traffic.socket, ...serverDatabase(Effect.sync(traffic.busy)) }
     const layer = makeTestEngine({
       databaseUrl: url,
       webhooks: SIMULATION_WEBHOOKS,
       receiver: options.receiver,
       ids: IdGenerator.fromStreams(streams),
-      ...(traffic === undefined ? {} : { pgSocket: traffic.socket }),
+      ...(server === undefined ? {} : { pgSocket: server.socket, attemptBatchWindow: server.batchWindow }),
       ...(options.overrides === undefined ? {} : { overrides: options.overrides })
     })
 
@@ -149,12 +152,12 @@ export const makeEngineHost = (options: {
       const context = yield* Layer.buildWithScope(layer, scope)
       return { scope, context }
     })
-    const databaseBusy = traffic === undefined ? undefined : Effect.sync(traffic.busy)
     // A connection of the run's own to a SQLite file, open from start to end. SQLite copies the write-ahead log into
     // the file and deletes it when the last connection closes, which each crash did (the engine's were the only ones),
     // though a killed process leaves its log as it is: a good part of the cost of each crash. What the engines read and
     // write is the same either way.
     if (where._tag === "File") yield* Layer.build(clientLayer(url))
+    const databaseBusy = server?.busy
     let up = yield* open
     yield* Effect.addFinalizer(() => quietly(Scope.close(up.scope, Exit.void)))
     yield* (databaseBusy === undefined ? settle : withNetworkSettle(databaseBusy)(settle))
