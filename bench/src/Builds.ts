@@ -11,9 +11,9 @@ import { Agent, request as httpRequest } from "node:http"
 import { join, resolve } from "node:path"
 import { operationRequests } from "./Fixtures.js"
 import { type Operation, OPERATIONS } from "./InProcess.js"
-import { type HttpRequestSpec, load } from "./Load.js"
+import type { HttpRequestSpec } from "./Load.js"
 import type { Seeded } from "./Seed.js"
-import { cpuMillis, type Running, startBundle, stopServer } from "./Servers.js"
+import { loadWithCpu, type Running, startBundle, stopServer } from "./Servers.js"
 import { median } from "./Settings.js"
 import { stepsPhase, stepsReport, type StepsResult } from "./Steps.js"
 
@@ -114,16 +114,8 @@ export const buildsPhase = async (
       for (const op of OPERATIONS) {
         for (let i = 0; i < servers.length; i++) {
           const { build, running, seeded } = servers[(i + round) % servers.length]!
-          const before = cpuMillis(running.child.pid)
-          const loaded = await load({
-            baseUrl: `http://127.0.0.1:${running.port}`,
-            connections: settings.connections,
-            warmupMs: settings.warmupMs,
-            measureMs: settings.measureMs,
-            request: operationRequests(seeded)[op]
-          })
-          const requests = loaded.rps * (settings.warmupMs + settings.measureMs) / 1000
-          const cpuMicros = (cpuMillis(running.child.pid) - before) * 1000 / requests
+          const loaded = await loadWithCpu(running, settings, operationRequests(seeded)[op])
+          const { cpuMicros } = loaded
           ;(result[op][build.name] ??= []).push({ rps: loaded.rps, cpuMicros })
           progress(
             `  builds round ${round + 1} ${op.padEnd(6)} ${build.name.padEnd(12)} ${

@@ -12,10 +12,8 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { operationRequests } from "./Fixtures.js"
 import { type Operation, OPERATIONS } from "./InProcess.js"
-import { load } from "./Load.js"
 import { seed } from "./Seed.js"
-import { cpuMillis } from "./Servers.js"
-import { type Running, startServer, stopServer } from "./Servers.js"
+import { loadWithCpu, type Running, startServer, stopServer } from "./Servers.js"
 import { median, root } from "./Settings.js"
 
 export interface OtlpSettings {
@@ -95,16 +93,8 @@ export const otlpPhase = async (
       for (const op of OPERATIONS) {
         for (let i = 0; i < servers.length; i++) {
           const { variant, running } = servers[(i + round) % servers.length]!
-          const before = cpuMillis(running.child.pid)
-          const loaded = await load({
-            baseUrl: `http://127.0.0.1:${running.port}`,
-            connections: settings.connections,
-            warmupMs: settings.warmupMs,
-            measureMs: settings.measureMs,
-            request: operationRequests(seeded)[op]
-          })
-          const requests = loaded.rps * (settings.warmupMs + settings.measureMs) / 1000
-          const cpuMicros = (cpuMillis(running.child.pid) - before) * 1000 / requests
+          const loaded = await loadWithCpu(running, settings, operationRequests(seeded)[op])
+          const { cpuMicros } = loaded
           result[op][variant].push({ rps: loaded.rps, cpuMicros })
           progress(
             `  otlp round ${round + 1} ${op.padEnd(6)} ${variant.padEnd(3)} ${

@@ -5,6 +5,7 @@ import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { type HttpRequestSpec, load, type LoadResult } from "./Load.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 
@@ -130,4 +131,22 @@ export const cpuMillis = (pid: number | undefined): number => {
   // Fields after the command name, which may hold spaces, closed by ") ": utime and stime are the 12th and 13th.
   const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** One load of a running server (`load`'s window and connections) and its CPU per request over the whole load. */
+export const loadWithCpu = async (
+  running: Running,
+  settings: { readonly connections: number; readonly warmupMs: number; readonly measureMs: number },
+  request: HttpRequestSpec
+): Promise<LoadResult & { readonly cpuMicros: number }> => {
+  const before = cpuMillis(running.child.pid)
+  const loaded = await load({
+    baseUrl: `http://127.0.0.1:${running.port}`,
+    connections: settings.connections,
+    warmupMs: settings.warmupMs,
+    measureMs: settings.measureMs,
+    request
+  })
+  const requests = loaded.rps * (settings.warmupMs + settings.measureMs) / 1000
+  return { ...loaded, cpuMicros: (cpuMillis(running.child.pid) - before) * 1000 / requests }
 }
