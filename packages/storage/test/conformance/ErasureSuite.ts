@@ -47,7 +47,8 @@ const storedTexts = (workspaceId: WorkspaceId) =>
     const text = sql.onDialectOrElse({ pg: () => sql`e.data::text`, orElse: () => sql`e.data` })
     return Effect.all({
       events: sql`SELECT e.id, e.event, ${text} AS data FROM events e WHERE e.workspace_id = ${workspaceId}`,
-      payloads: sql`SELECT d.status, ${text} AS data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+      payloads:
+        sql`SELECT d.status, e.event, ${text} AS data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
         WHERE d.workspace_id = ${workspaceId}`,
       answers: sql`SELECT body FROM idempotency_keys WHERE workspace_id = ${workspaceId}`,
       excerpts: sql`SELECT a.response_excerpt FROM webhook_delivery_attempts a
@@ -98,7 +99,10 @@ const assertNothingOf = (
     }
     for (const row of stored.payloads) {
       // A delivery that could still be sent carries nothing of theirs; what was already sent stays as it was.
-      if (row["status"] === "pending") assert.isFalse(mentions(row["data"]), String(row["data"]))
+      // The erasure's own record names only the customer's id, as its event does; a fan-out may have delivered it.
+      if (row["status"] === "pending" && row["event"] !== "customer.erased") {
+        assert.isFalse(mentions(row["data"]), String(row["data"]))
+      }
     }
     for (const row of [...stored.answers, ...stored.excerpts]) assert.isFalse(mentions(Object.values(row).join()))
     for (const row of stored.replyJobs) assert.notInclude(conversationIds, String(row["conversation_id"]))
