@@ -3,16 +3,13 @@
  * In memory a timestamp is a `DateTime.Utc`; this schema is its wire form.
  */
 import { DateTime, Effect, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { isoUtcWithOffset } from "./IsoTime.js"
 
 /**
- * Formats a `DateTime` the way every response and webhook body shows it.
- *
- * Straight from `epochMilliseconds`: `DateTime.toUtc` builds a new `DateTime` even for one that is already UTC, and
- * with `formatIso` and a regular expression that path is the slower one, on every timestamp of every list page
- * (docs/performance.md). `toISOString` always ends in `Z`.
+ * Formats a `DateTime` the way every response and webhook body shows it: in UTC, from `epochMilliseconds`, by
+ * arithmetic (IsoTime.ts) rather than through `DateTime.formatIso` or `Date`, on every timestamp of every list page.
  */
-export const formatTimestamp = (dt: DateTime.DateTime): string =>
-  `${new Date(dt.epochMilliseconds).toISOString().slice(0, -1)}+00:00`
+export const formatTimestamp = (dt: DateTime.DateTime): string => isoUtcWithOffset(dt.epochMilliseconds)
 
 /** A timestamp that may be absent, in the form every response shows. */
 export const formatNullableTimestamp = (dt: DateTime.DateTime | null): string | null =>

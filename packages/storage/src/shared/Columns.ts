@@ -6,6 +6,7 @@
  * Repositories build models from decoded rows with `new Model(row, { disableChecks: true })`: the row schema has
  * just checked every field, and the constructor's checks would run a second time on every row read.
  */
+import { isoUtc, parseIsoUtc } from "@support-engine/core"
 import { DateTime, Effect, Schema, SchemaGetter, SchemaIssue } from "effect"
 import type { SqlClient } from "effect/sql"
 
@@ -14,7 +15,7 @@ import type { SqlClient } from "effect/sql"
 // every row: measurable on list pages (docs/performance.md).
 
 /** Writes a timestamp as ISO 8601 UTC with milliseconds: fixed width, so text order is time order. */
-export const ts = (dt: DateTime.DateTime): string => new Date(dt.epochMilliseconds).toISOString()
+export const ts = (dt: DateTime.DateTime): string => isoUtc(dt.epochMilliseconds)
 export const tsOrNull = (dt: DateTime.DateTime | null): string | null => dt === null ? null : ts(dt)
 
 const invalid = (stored: unknown, message: string) => new SchemaIssue.InvalidValue({ message }, stored)
@@ -26,13 +27,13 @@ const StoredTimestamp = Schema.declare(
 )
 
 /**
- * A stored timestamp: ISO text (SQLite) or a `Date` (PostgreSQL timestamptz), read in one step (`Date.parse` or
+ * A stored timestamp: ISO text (SQLite) or a `Date` (PostgreSQL timestamptz), read in one step (`parseIsoUtc` or
  * `getTime`). Rows are only decoded; encoding writes what `ts` writes.
  */
 export const DbTimestamp: Schema.Codec<DateTime.Utc, string | Date> = StoredTimestamp.pipe(
   Schema.decodeTo(Schema.DateTimeUtc, {
     decode: SchemaGetter.transformEffect((stored: string | Date) => {
-      const millis = typeof stored === "string" ? Date.parse(stored) : stored.getTime()
+      const millis = typeof stored === "string" ? parseIsoUtc(stored) : stored.getTime()
       return Number.isNaN(millis)
         ? Effect.fail(invalid(stored, "not a timestamp"))
         : Effect.succeed(DateTime.makeUnsafe(millis))
