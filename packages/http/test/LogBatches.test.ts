@@ -64,6 +64,31 @@ describe("JSON log lines in batches", () => {
       assert.strictEqual(liveTimers(), before)
     }))
 
+  it.live("a write that throws loses its batch, not the process, and the next batch is written", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      let calls = 0
+      const threw = yield* Deferred.make<void>()
+      const next = yield* Deferred.make<void>()
+      const logger = yield* batchedLines((text) => {
+        calls++
+        if (calls === 1) {
+          Deferred.doneUnsafe(threw, Exit.void)
+          throw new Error("EPIPE")
+        }
+        writes.push(text)
+        Deferred.doneUnsafe(next, Exit.void)
+      }, 10)
+      const log = (message: string) => Effect.logInfo(message).pipe(Effect.provide(Logger.layer([logger])))
+      yield* log("lost")
+      // The first batch's write throws inside its timer; the logger takes new lines after it.
+      yield* Deferred.await(threw)
+      yield* log("kept")
+      yield* Deferred.await(next)
+      assert.strictEqual(calls, 2)
+      assert.deepStrictEqual(writes.flatMap(messagesOf), ["kept"])
+    }).pipe(Effect.scoped))
+
   it.live("a logger whose scope closed with nothing waiting writes nothing", () =>
     Effect.gen(function*() {
       const { scope, writes } = yield* capture

@@ -56,7 +56,12 @@ export const batchedLines = (
       if (waiting.length === 0) return
       const batch = waiting
       waiting = []
-      write(`${batch.join("\n")}\n`)
+      try {
+        write(`${batch.join("\n")}\n`)
+      } catch {
+        // A write that throws (a closed output) loses its batch; thrown from a timer it would end the process, and
+        // the next batch may find the output back.
+      }
     }
     yield* Effect.addFinalizer(() => Effect.sync(flush))
     return Logger.map(Logger.formatJson, (line) => {
