@@ -44,6 +44,7 @@ import { SqlRetentionStoreLive } from "./retention/SqlRetentionStore.js"
 import { Counters } from "./shared/Counters.js"
 import { type DatabaseUrl, parseDatabaseUrl, sqliteLayer } from "./shared/Database.js"
 import { migrate } from "./shared/Migrations.js"
+import { keepWriterTemporariesInMemory } from "./shared/SqliteClient.js"
 import { SqlReadinessLive } from "./shared/SqlReadiness.js"
 import { SqlRowLocksLive } from "./shared/SqlRowLocks.js"
 import { SqlTransactorLive } from "./shared/SqlTransactor.js"
@@ -124,9 +125,12 @@ export const Repositories: Layer.Layer<
   SqlClient.SqlClient | SecretCipher
 > = repositoriesWith(IdGenerator.layer)
 
-/** Runs pending migrations when the layer is built. */
+/**
+ * Runs pending migrations when the layer is built; then, on SQLite, the writing connection keeps statement journals
+ * in memory (SqliteClient.ts, `keepWriterTemporariesInMemory`).
+ */
 export const Migrated: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
-  migrate.pipe(Effect.withSpan("Storage.migrate"))
+  migrate.pipe(Effect.withSpan("Storage.migrate"), Effect.andThen(keepWriterTemporariesInMemory))
 ).pipe(Layer.orDie)
 
 /** How a client connects, beyond its URL. */

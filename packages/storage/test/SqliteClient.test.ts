@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqliteClient from "../src/shared/SqliteClient.js"
+import { StorageLive } from "../src/Storage.js"
 
 const withDatabase = <A, E>(
   filename: (dir: string) => string,
@@ -169,6 +170,36 @@ describe("SqliteClient statements and tracing (core's Tracing.ts)", () => {
         )
         assert.deepStrictEqual(rows.map((r) => r.id), [7])
       })
+    ))
+})
+
+describe("SqliteClient settings", () => {
+  it.live("after keepWriterTemporariesInMemory the writer keeps statement journals in memory; the reader is untouched", () =>
+    withDatabase(
+      onFile,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const tempStore = sql<{ temp_store: number }>`PRAGMA temp_store`
+        // temp_store: 0 is SQLite's default (files), 2 is MEMORY. Inside a transaction a statement runs on the
+        // writer; outside one a read runs on the read-only connection.
+        const onWriter = sql.withTransaction(tempStore)
+        assert.deepStrictEqual(yield* onWriter, [{ temp_store: 0 }], "migrations run with the default")
+        yield* SqliteClient.keepWriterTemporariesInMemory
+        assert.deepStrictEqual(yield* onWriter, [{ temp_store: 2 }])
+        assert.deepStrictEqual(yield* tempStore, [{ temp_store: 0 }])
+      })
+    ))
+
+  it.live("storage on a SQLite file migrates, then keeps the writer's statement journals in memory", () =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
+      (dir) =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql.withTransaction(sql<{ temp_store: number }>`PRAGMA temp_store`)
+          assert.deepStrictEqual(rows, [{ temp_store: 2 }])
+        }).pipe(Effect.provide(StorageLive(`file:${onFile(dir)}`))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
     ))
 })
 

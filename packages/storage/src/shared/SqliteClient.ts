@@ -206,6 +206,23 @@ export const make = (
     })
   })
 
+/**
+ * On SQLite, the connection that writes keeps its temporary structures in memory from now on (`temp_store =
+ * MEMORY`); on other databases nothing. What it is for is the statement journal: a statement inside a transaction
+ * that changes more pages than SQLite journals in memory (an insert whose triggers write the search index, and its
+ * indexes) spills its journal to a temporary file, created and deleted again within the statement, which costs kernel
+ * time on every such write. Run once the schema is migrated: in memory, SQLite's sorter never spills either, and a
+ * migration that indexes a large table sorts every key; the engine's own writes afterwards are small. `PRAGMA
+ * temp_store` reads as read-only, so outside a transaction this client would run it on the read-only connection: it
+ * runs in a transaction, which is the writer's.
+ */
+export const keepWriterTemporariesInMemory: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect
+  .flatMap(SqlClient.SqlClient, (sql): Effect.Effect<void, SqlError.SqlError> =>
+    sql.onDialectOrElse({
+      sqlite: () => Effect.asVoid(sql.withTransaction(sql`PRAGMA temp_store = MEMORY`)),
+      orElse: () => Effect.void
+    }))
+
 /** The SQLite `SqlClient` as a layer. */
 export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
