@@ -13,20 +13,25 @@ import { join } from "node:path"
 import * as SqliteClient from "../src/shared/SqliteClient.js"
 import { StorageLive } from "../src/Storage.js"
 
+/** `use` with a temporary directory, removed afterwards. */
+const inTempDir = <A, E, R>(use: (dir: string) => Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
+    use,
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
 const withDatabase = <A, E>(
   filename: (dir: string) => string,
   body: Effect.Effect<A, E, SqlClient.SqlClient>
 ) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
-    (dir) =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
-        yield* sql`INSERT INTO notes (id, body) VALUES (1, 'committed')`
-        return yield* body
-      }).pipe(Effect.provide(SqliteClient.layer({ filename: filename(dir) }))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  inTempDir((dir) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
+      yield* sql`INSERT INTO notes (id, body) VALUES (1, 'committed')`
+      return yield* body
+    }).pipe(Effect.provide(SqliteClient.layer({ filename: filename(dir) })))
   )
 
 const onFile = (dir: string) => join(dir, "client.db")
@@ -191,42 +196,36 @@ describe("SqliteClient settings", () => {
     ))
 
   it.live("storage on a SQLite file migrates, then keeps the writer's statement journals in memory", () =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
-      (dir) =>
-        Effect.gen(function*() {
-          const sql = yield* SqlClient.SqlClient
-          const rows = yield* sql.withTransaction(sql<{ temp_store: number }>`PRAGMA temp_store`)
-          assert.deepStrictEqual(rows, [{ temp_store: 2 }])
-        }).pipe(Effect.provide(StorageLive(`file:${onFile(dir)}`))),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    inTempDir((dir) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql.withTransaction(sql<{ temp_store: number }>`PRAGMA temp_store`)
+        assert.deepStrictEqual(rows, [{ temp_store: 2 }])
+      }).pipe(Effect.provide(StorageLive(`file:${onFile(dir)}`)))
     ))
 })
 
 describe("SqliteClient, two clients of one process on one file", () => {
   it.live("a write of the second waits as a fiber for the first's open transaction, instead of blocking the process on the file lock", () =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "support-engine-sqlite-client-"))),
-      (dir) =>
-        Effect.gen(function*() {
-          const filename = onFile(dir)
-          const first = yield* SqliteClient.make({ filename })
-          const second = yield* SqliteClient.make({ filename })
-          yield* first`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
-          const inserted = yield* Deferred.make<void>()
-          const release = yield* Deferred.make<void>()
-          const transaction = yield* openTransaction(first, inserted, release)
-          yield* Deferred.await(inserted)
-          const write = yield* second`INSERT INTO notes (id, body) VALUES (3, 'second')`.pipe(Effect.forkChild)
-          yield* Effect.yieldNow
-          // Had the second client gone to SQLite's lock, it would have failed with SQLITE_BUSY by now.
-          assert.isUndefined(write.pollUnsafe())
-          yield* Deferred.succeed(release, undefined)
-          yield* Fiber.join(transaction)
-          yield* Fiber.join(write)
-          const rows = yield* second<{ id: number }>`SELECT id FROM notes ORDER BY id`
-          assert.deepStrictEqual(rows.map((r) => r.id), [2, 3])
-        }).pipe(Effect.provide(Reactivity.layer)),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    inTempDir((dir) =>
+      Effect.gen(function*() {
+        const filename = onFile(dir)
+        const first = yield* SqliteClient.make({ filename })
+        const second = yield* SqliteClient.make({ filename })
+        yield* first`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`
+        const inserted = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const transaction = yield* openTransaction(first, inserted, release)
+        yield* Deferred.await(inserted)
+        const write = yield* second`INSERT INTO notes (id, body) VALUES (3, 'second')`.pipe(Effect.forkChild)
+        yield* Effect.yieldNow
+        // Had the second client gone to SQLite's lock, it would have failed with SQLITE_BUSY by now.
+        assert.isUndefined(write.pollUnsafe())
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(transaction)
+        yield* Fiber.join(write)
+        const rows = yield* second<{ id: number }>`SELECT id FROM notes ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), [2, 3])
+      }).pipe(Effect.provide(Reactivity.layer))
     ))
 })
