@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
-import { formatTimestamp, Timestamp } from "../src/shared/Timestamp.js"
+import { formatTimestamp, NullableTimestamp, Timestamp } from "../src/shared/Timestamp.js"
 
 describe("Timestamp (D6)", () => {
   it("formats UTC with milliseconds and a numeric offset", () => {
@@ -23,6 +23,25 @@ describe("Timestamp (D6)", () => {
     const decoded = Schema.decodeUnknownResult(Timestamp)("2026-11-21T10:07:00.5-05:00")
     expect(Result.map(decoded, Schema.encodeSync(Timestamp))).toEqual(Result.succeed("2026-11-21T15:07:00.500+00:00"))
     expect(Result.isFailure(Schema.decodeUnknownResult(Timestamp)("yesterday"))).toBe(true)
+  })
+})
+
+describe("NullableTimestamp", () => {
+  it("is null or a Timestamp both ways: null stays null, a DateTime is the D6 form", () => {
+    const encode = Schema.encodeSync(NullableTimestamp)
+    expect(encode(null)).toBe(null)
+    expect(encode(DateTime.makeUnsafe("2026-11-21T15:07:00Z"))).toBe("2026-11-21T15:07:00.000+00:00")
+    const decode = Schema.decodeUnknownResult(NullableTimestamp)
+    expect(decode(null)).toEqual(Result.succeed(null))
+    expect(Result.map(decode("2026-11-21T10:07:00-05:00"), (dt) => dt?.epochMilliseconds)).toEqual(
+      Result.succeed(Date.UTC(2026, 10, 21, 15, 7))
+    )
+    for (const bad of ["yesterday", 0, undefined]) expect(Result.isFailure(decode(bad)), String(bad)).toBe(true)
+  })
+
+  it("lists null first, so a null is never offered to the DateTime member, which would refuse it", () => {
+    expect(NullableTimestamp.members[0]).toBe(Schema.Null)
+    expect(Result.isFailure(Schema.encodeUnknownResult(Schema.toType(Timestamp))(null))).toBe(true)
   })
 })
 

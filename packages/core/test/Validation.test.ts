@@ -13,7 +13,7 @@ import {
   withoutUndefinedKeys
 } from "../src/index.js"
 import * as Model from "../src/shared/Model.js"
-import { Timestamp } from "../src/shared/Timestamp.js"
+import { NullableTimestamp, Timestamp } from "../src/shared/Timestamp.js"
 import { BoundedString, decodeRequest, Email, fieldErrors, HttpUrl } from "../src/shared/Validation.js"
 
 const UUID = Schema.String.check(Schema.isUUID())
@@ -137,6 +137,9 @@ describe("plain validation messages (issue 20): one per kind of rule, never the 
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* messagesOf(Timestamp, "not a date"), ["must be an RFC 3339 date-time"])
       assert.deepStrictEqual(yield* messagesOf(Schema.NullOr(Timestamp), 5), ["must be null or an RFC 3339 date-time"])
+      // The models' nullable timestamps list null first; the message is the same.
+      assert.deepStrictEqual(yield* messagesOf(NullableTimestamp, 5), ["must be null or an RFC 3339 date-time"])
+      assert.deepStrictEqual(yield* messagesOf(NullableTimestamp, "soon"), ["must be an RFC 3339 date-time"])
       assert.deepStrictEqual(yield* messagesOf(UUID, "nope"), ["must be a UUID"])
     }))
 

@@ -1,11 +1,11 @@
 /**
  * Columns.ts: the column codecs accept what either driver returns (SQLite text, node-postgres `Date`) and reject
  * anything else with a `SchemaError`, never a wrong value. `DbTimestamp` is a one-step declaration for speed
- * (docs/performance.md); these pin its behaviour.
+ * (docs/performance.md); these pin its behaviour. `DbNullOr` offers a NULL to no codec at all.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
-import { DbTimestamp, ts } from "../src/shared/Columns.js"
+import { DbInt, DbNullOr, DbTimestamp, ts } from "../src/shared/Columns.js"
 
 const decode = Schema.decodeUnknownResult(DbTimestamp)
 const millisOf = (input: unknown) =>
@@ -33,5 +33,36 @@ describe("DbTimestamp", () => {
     expect(ts(zoned)).toBe("2026-11-21T15:07:00.123Z")
     expect(Schema.encodeSync(DbTimestamp)(DateTime.toUtc(zoned))).toBe("2026-11-21T15:07:00.123Z")
     expect(ts(DateTime.makeUnsafe(0))).toBe("1970-01-01T00:00:00.000Z")
+  })
+})
+
+describe("DbNullOr", () => {
+  it("decodes NULL to null and anything else through the column's codec, its failures included", () => {
+    const decodeNullable = Schema.decodeUnknownResult(DbNullOr(DbTimestamp))
+    expect(decodeNullable(null)).toEqual(Result.succeed(null))
+    const at = Date.UTC(2026, 10, 21, 15, 7, 0, 123)
+    expect(Result.map(decodeNullable("2026-11-21T15:07:00.123Z"), (dt) => dt?.epochMilliseconds)).toEqual(
+      Result.succeed(at)
+    )
+    expect(Result.isFailure(decodeNullable("not a time"))).toBe(true)
+    expect(Result.isFailure(decodeNullable(undefined))).toBe(true)
+    expect(Schema.decodeUnknownSync(DbNullOr(DbInt))(7n)).toBe(7)
+  })
+
+  it("never offers NULL to the column's codec, and offers every other value to it once", () => {
+    // A declaration admits every runtime type, so a union that tried it first would run each NULL through it.
+    const seen: Array<unknown> = []
+    const Column = Schema.declare((u): u is string => {
+      seen.push(u)
+      return typeof u === "string"
+    })
+    const decodeNullable = Schema.decodeUnknownSync(DbNullOr(Column))
+    expect(decodeNullable(null)).toBe(null)
+    expect(seen).toEqual([])
+    expect(decodeNullable("stored")).toBe("stored")
+    expect(seen).toEqual(["stored"])
+    // What Schema.NullOr does with the same column: the declaration sees the NULL first.
+    expect(Schema.decodeUnknownSync(Schema.NullOr(Column))(null)).toBe(null)
+    expect(seen).toEqual(["stored", null])
   })
 })

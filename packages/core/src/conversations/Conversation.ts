@@ -4,7 +4,7 @@ import { AgentId, ConversationId, CustomerId, Uuid } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
 import { SearchText } from "../shared/TextSearch.js"
-import { formatNullableTimestamp, formatTimestamp, Timestamp } from "../shared/Timestamp.js"
+import { formatNullableTimestamp, formatTimestamp, NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { BoundedString } from "../shared/Validation.js"
 
 export const ConversationChannel = Schema.Literals(["email", "chat"])
@@ -23,9 +23,9 @@ export class Conversation extends Model.Class<Conversation>("Conversation")({
   assignee_id: Schema.NullOr(Uuid),
   assignee_type: Schema.NullOr(AssigneeType),
   tags: Schema.Array(Schema.String),
-  closed_at: Schema.NullOr(Timestamp),
-  first_response_at: Schema.NullOr(Timestamp),
-  last_message_at: Schema.NullOr(Timestamp),
+  closed_at: NullableTimestamp,
+  first_response_at: NullableTimestamp,
+  last_message_at: NullableTimestamp,
   is_spam: Schema.Boolean,
   spam_score: Schema.Int,
   created_at: Timestamp,

@@ -4,7 +4,7 @@ import { ArticleCategoryId, ArticleId, RevisionId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
 import { SearchText } from "../shared/TextSearch.js"
-import { Timestamp } from "../shared/Timestamp.js"
+import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { BoundedString, HttpUrl, Text } from "../shared/Validation.js"
 
 export const ArticleStatus = Schema.Literals(["draft", "published"])
@@ -30,7 +30,7 @@ export class Article extends Model.Class<Article>("Article")({
   category_id: Schema.NullOr(ArticleCategoryId),
   position: Schema.NullOr(Schema.Int),
   status: ArticleStatus,
-  published_at: Schema.NullOr(Timestamp),
+  published_at: NullableTimestamp,
   source: ArticleSource,
   translations: Schema.Array(Translation),
   created_at: Timestamp,

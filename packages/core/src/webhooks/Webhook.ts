@@ -6,7 +6,7 @@ import { type EventData, EventType } from "../events/Event.js"
 import { DeliveryId, EventId, WebhookId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { PageRequest } from "../shared/Pagination.js"
-import { formatTimestamp, Timestamp } from "../shared/Timestamp.js"
+import { formatTimestamp, NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { HttpUrl, Text } from "../shared/Validation.js"
 
 /**
@@ -50,10 +50,10 @@ export class Webhook extends Model.Class<Webhook>("Webhook")({
   is_active: Schema.Boolean,
   /** Failed deliveries since the last successful one; reset by a success and by `enable`. */
   consecutive_failures: Schema.Int,
-  deactivated_at: Schema.NullOr(Timestamp),
+  deactivated_at: NullableTimestamp,
   deactivation_reason: Schema.NullOr(DeactivationReason),
   /** End of the rotation grace period during which the previous secret still signs; null when none. */
-  previous_secret_expires_at: Schema.NullOr(Timestamp),
+  previous_secret_expires_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp
 }) {}
@@ -91,11 +91,11 @@ export class WebhookDelivery extends Model.Class<WebhookDelivery>("WebhookDelive
   /** Attempts made so far, redeliveries included. */
   attempts: Schema.Int,
   /** When the next attempt is due; null when none is scheduled (delivered, failed, cancelled, or paused). */
-  next_attempt_at: Schema.NullOr(Timestamp),
-  last_attempt_at: Schema.NullOr(Timestamp),
+  next_attempt_at: NullableTimestamp,
+  last_attempt_at: NullableTimestamp,
   response_status: Schema.NullOr(Schema.Int),
   last_error: Schema.NullOr(Schema.String),
-  delivered_at: Schema.NullOr(Timestamp),
+  delivered_at: NullableTimestamp,
   /** The latest attempts, oldest first (at most `ATTEMPT_LOG_LIMIT`). */
   attempt_log: Schema.Array(DeliveryAttempt),
   created_at: Timestamp,
@@ -161,7 +161,7 @@ export class RecoverWebhook extends Model.Class<RecoverWebhook>("RecoverWebhook"
 export class WebhookRecovery extends Model.Class<WebhookRecovery>("WebhookRecovery")({
   webhook_id: WebhookId,
   since: Timestamp,
-  until: Schema.NullOr(Timestamp),
+  until: NullableTimestamp,
   /** Deliveries queued again; they are due now, or when the webhook is enabled if it is deactivated. */
   recovered: Schema.Int
 }) {}

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { ApiTokenId, WorkspaceId } from "../shared/Ids.js"
 import * as Model from "../shared/Model.js"
 import { Ability } from "../shared/Principal.js"
-import { Timestamp } from "../shared/Timestamp.js"
+import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { BoundedString } from "../shared/Validation.js"
 
 export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
@@ -11,8 +11,8 @@ export class ApiToken extends Model.Class<ApiToken>("ApiToken")({
   workspace_id: WorkspaceId,
   name: BoundedString(255),
   abilities: Schema.Array(Ability),
-  expires_at: Schema.NullOr(Timestamp),
-  last_used_at: Schema.NullOr(Timestamp),
+  expires_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp
 }) {}
@@ -23,8 +23,8 @@ export class TokenInfo extends Model.Class<TokenInfo>("TokenInfo")({
   workspace_id: WorkspaceId,
   name: Schema.String,
   abilities: Schema.Array(Ability),
-  expires_at: Schema.NullOr(Timestamp),
-  last_used_at: Schema.NullOr(Timestamp),
+  expires_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
   created_at: Timestamp
 }) {}
 
@@ -32,5 +32,5 @@ export class CreateApiToken extends Model.Class<CreateApiToken>("CreateApiToken"
   workspace_id: WorkspaceId,
   name: BoundedString(255).check(Schema.isMinLength(1)),
   abilities: Schema.NonEmptyArray(Ability),
-  expires_at: Schema.NullOr(Timestamp).pipe(Model.withDefault(() => null))
+  expires_at: NullableTimestamp.pipe(Model.withDefault(() => null))
 }) {}

@@ -5,7 +5,7 @@
 import { Readiness } from "@support-engine/core"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbInt } from "./Columns.js"
+import { DbInt, DbNullOr } from "./Columns.js"
 import { migrations } from "./Migrations.js"
 
 /** The newest migration id this code registers. */
@@ -20,7 +20,7 @@ export const SqlReadinessLive: Layer.Layer<Readiness, never, SqlClient.SqlClient
     const sql = yield* SqlClient.SqlClient
     const newest = SqlSchema.findOne({
       Request: Schema.Void,
-      Result: Schema.Struct({ id: Schema.NullOr(DbInt) }),
+      Result: Schema.Struct({ id: DbNullOr(DbInt) }),
       execute: () => sql`SELECT MAX(migration_id) AS id FROM support_engine_migrations`
     })
     return Readiness.of({

@@ -5,10 +5,10 @@
 import { DeliveryBacklog } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbInt, DbTimestamp } from "../shared/Columns.js"
+import { DbInt, DbNullOr, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
-const BacklogRow = Schema.Struct({ pending: DbInt, oldest: Schema.NullOr(DbTimestamp) })
+const BacklogRow = Schema.Struct({ pending: DbInt, oldest: DbNullOr(DbTimestamp) })
 
 export const SqlDeliveryBacklogLive: Layer.Layer<DeliveryBacklog, never, SqlClient.SqlClient> = Layer.effect(
   DeliveryBacklog,

@@ -24,7 +24,7 @@ import {
 } from "@support-engine/core"
 import { type Cause, Effect, Redacted, Schema } from "effect"
 import type { SqlError } from "effect/sql"
-import { DbBoolean, DbInt, DbJson, DbTimestamp } from "../shared/Columns.js"
+import { DbBoolean, DbInt, DbJson, DbNullOr, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
 /** Maps driver and decoding failures of a multi-statement step; the `PersistenceError`s of helpers pass. */
@@ -49,9 +49,9 @@ export const WebhookRow = Schema.Struct({
   events: DbJson(Schema.Array(WebhookEventType)),
   is_active: DbBoolean,
   consecutive_failures: DbInt,
-  deactivated_at: Schema.NullOr(DbTimestamp),
+  deactivated_at: DbNullOr(DbTimestamp),
   deactivation_reason: Schema.NullOr(DeactivationReason),
-  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  previous_secret_expires_at: DbNullOr(DbTimestamp),
   created_at: DbTimestamp,
   updated_at: DbTimestamp
 })
@@ -64,11 +64,11 @@ export const DeliveryRow = Schema.Struct({
   event: EventType,
   status: DeliveryStatus,
   attempts: DbInt,
-  next_attempt_at: Schema.NullOr(DbTimestamp),
-  last_attempt_at: Schema.NullOr(DbTimestamp),
-  response_status: Schema.NullOr(DbInt),
+  next_attempt_at: DbNullOr(DbTimestamp),
+  last_attempt_at: DbNullOr(DbTimestamp),
+  response_status: DbNullOr(DbInt),
   last_error: Schema.NullOr(Schema.String),
-  delivered_at: Schema.NullOr(DbTimestamp),
+  delivered_at: DbNullOr(DbTimestamp),
   created_at: DbTimestamp,
   updated_at: DbTimestamp
 })
@@ -78,7 +78,7 @@ export const AttemptRow = Schema.Struct({
   attempt: DbInt,
   attempted_at: DbTimestamp,
   duration_ms: DbInt,
-  response_status: Schema.NullOr(DbInt),
+  response_status: DbNullOr(DbInt),
   error: Schema.NullOr(Schema.String),
   response_excerpt: Schema.NullOr(Schema.String)
 })
@@ -93,7 +93,7 @@ export const ClaimedRow = Schema.Struct({
   url: Schema.String,
   secret: Schema.RedactedFromValue(Schema.String),
   previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
-  previous_secret_expires_at: Schema.NullOr(DbTimestamp),
+  previous_secret_expires_at: DbNullOr(DbTimestamp),
   organization_id: OrganizationId,
   event_id: EventId,
   event: EventType,
