@@ -1,11 +1,13 @@
 /**
  * Columns.ts: the column codecs accept what either driver returns (SQLite text, node-postgres `Date`) and reject
  * anything else with a `SchemaError`, never a wrong value. `DbTimestamp` is a one-step declaration for speed
- * (docs/performance.md); these pin its behaviour. `DbNullOr` offers a NULL to no codec at all.
+ * (docs/performance.md); these pin its behaviour. A nullable column (`Model.nullFirst`) offers a NULL to
+ * no codec at all.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import { Model } from "@support-engine/core"
 import { DateTime, Result, Schema } from "effect"
-import { DbInt, DbNullOr, DbTimestamp, ts } from "../src/shared/Columns.js"
+import { DbInt, DbTimestamp, ts } from "../src/shared/Columns.js"
 
 const decode = Schema.decodeUnknownResult(DbTimestamp)
 const millisOf = (input: unknown) =>
@@ -36,9 +38,9 @@ describe("DbTimestamp", () => {
   })
 })
 
-describe("DbNullOr", () => {
+describe("Nullable columns (core's Model.nullFirst)", () => {
   it("decodes NULL to null and anything else through the column's codec, its failures included", () => {
-    const decodeNullable = Schema.decodeUnknownResult(DbNullOr(DbTimestamp))
+    const decodeNullable = Schema.decodeUnknownResult(Model.nullFirst(DbTimestamp))
     expect(decodeNullable(null)).toEqual(Result.succeed(null))
     const at = Date.UTC(2026, 10, 21, 15, 7, 0, 123)
     expect(Result.map(decodeNullable("2026-11-21T15:07:00.123Z"), (dt) => dt?.epochMilliseconds)).toEqual(
@@ -46,7 +48,7 @@ describe("DbNullOr", () => {
     )
     expect(Result.isFailure(decodeNullable("not a time"))).toBe(true)
     expect(Result.isFailure(decodeNullable(undefined))).toBe(true)
-    expect(Schema.decodeUnknownSync(DbNullOr(DbInt))(7n)).toBe(7)
+    expect(Schema.decodeUnknownSync(Model.nullFirst(DbInt))(7n)).toBe(7)
   })
 
   it("never offers NULL to the column's codec, and offers every other value to it once", () => {
@@ -56,7 +58,7 @@ describe("DbNullOr", () => {
       seen.push(u)
       return typeof u === "string"
     })
-    const decodeNullable = Schema.decodeUnknownSync(DbNullOr(Column))
+    const decodeNullable = Schema.decodeUnknownSync(Model.nullFirst(Column))
     expect(decodeNullable(null)).toBe(null)
     expect(seen).toEqual([])
     expect(decodeNullable("stored")).toBe("stored")

@@ -11,6 +11,15 @@ import { Effect, Schema } from "effect"
 export const Class = Schema.Class
 
 /**
+ * `schema` or null, with null tried first; use it instead of `Schema.NullOr` when `schema` is a declaration (a
+ * `DateTime`, a class, a `Schema.declare` guard) or `Unknown`. A union tries its members in order among those the
+ * value's runtime type allows, and those allow every type: `Schema.NullOr(schema)` would run each null through
+ * `schema` first, building a failure before matching null. Validation messages name null first either way.
+ */
+export const nullFirst = <S extends Schema.Constraint>(schema: S): Schema.Union<readonly [Schema.Null, S]> =>
+  Schema.Union([Schema.Null, schema])
+
+/**
  * A field with a default (Effect 3's `optionalWith(schema, { default })`): optional when the model is made and when
  * it is decoded (absent or `undefined`), always present on the value.
  */

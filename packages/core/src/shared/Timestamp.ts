@@ -4,6 +4,7 @@
  */
 import { DateTime, Effect, Option, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { isoUtcWithOffset } from "./IsoTime.js"
+import { nullFirst } from "./Model.js"
 
 /**
  * Formats a `DateTime` the way every response and webhook body shows it: in UTC, from `epochMilliseconds`, by
@@ -50,16 +51,8 @@ export const Timestamp = Schema.String.annotate({ identifier: "Timestamp", forma
 )
 export type Timestamp = typeof Timestamp.Type
 
-/**
- * A timestamp or null, with null tried first. A union tries its members in order among those the value's runtime
- * type allows, and a `DateTime` is a declaration, which allows every type: `Schema.NullOr(Timestamp)` would run
- * each null it encodes through the timestamp first, building a failure before matching null. Validation messages
- * name null first either way.
- */
-export const NullableTimestamp: Schema.Union<readonly [Schema.Null, typeof Timestamp]> = Schema.Union([
-  Schema.Null,
-  Timestamp
-])
+/** A timestamp or null, null tried first (`Model.nullFirst`): models encode many null timestamps. */
+export const NullableTimestamp: Schema.Union<readonly [Schema.Null, typeof Timestamp]> = nullFirst(Timestamp)
 
 /** The current time from Effect's `Clock`, so `TestClock` controls it. */
 export const now: Effect.Effect<DateTime.Utc> = DateTime.now

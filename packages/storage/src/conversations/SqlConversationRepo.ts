@@ -13,12 +13,13 @@ import {
   Message,
   MessageId,
   MessageRepo,
+  Model,
   SenderType,
   WorkspaceId
 } from "@support-engine/core"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbBoolean, DbInt, DbJson, DbNullOr, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import { DbBoolean, DbInt, DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit as limitClause } from "../shared/Limit.js"
@@ -36,9 +37,9 @@ const ConversationRow = Schema.Struct({
   assignee_id: Conversation.fields.assignee_id,
   assignee_type: Schema.NullOr(AssigneeType),
   tags: DbJson(Schema.Array(Schema.String)),
-  closed_at: DbNullOr(DbTimestamp),
-  first_response_at: DbNullOr(DbTimestamp),
-  last_message_at: DbNullOr(DbTimestamp),
+  closed_at: Model.nullFirst(DbTimestamp),
+  first_response_at: Model.nullFirst(DbTimestamp),
+  last_message_at: Model.nullFirst(DbTimestamp),
   is_spam: DbBoolean,
   spam_score: DbInt,
   created_at: DbTimestamp,
@@ -64,7 +65,7 @@ const MessageRow = Schema.Struct({
   addresses: DbJson(Addresses),
   email_status: Schema.NullOr(Schema.String),
   email_error_message: Schema.NullOr(Schema.String),
-  citations: DbNullOr(DbJson(Schema.Array(Citation))),
+  citations: Model.nullFirst(DbJson(Schema.Array(Citation))),
   created_at: DbTimestamp
 })
 const encodeCitations = Schema.encodeSync(Schema.Array(Citation))

@@ -6,6 +6,7 @@ import {
   ArticleRepo,
   ArticleSource,
   ArticleStatus,
+  Model,
   Revision,
   RevisionId,
   Translation,
@@ -13,7 +14,7 @@ import {
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbBoolean, DbInt, DbNullOr, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import { DbBoolean, DbInt, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { Counters } from "../shared/Counters.js"
 import { keyset, totalOf, WindowFields, windowOf } from "../shared/Keyset.js"
 import { limit as limitClause } from "../shared/Limit.js"
@@ -23,9 +24,9 @@ import { matchExpression } from "../shared/TextSearch.js"
 const ArticleRow = Schema.Struct({
   id: ArticleId,
   category_id: Schema.NullOr(ArticleCategoryId),
-  position: DbNullOr(DbInt),
+  position: Model.nullFirst(DbInt),
   status: ArticleStatus,
-  published_at: DbNullOr(DbTimestamp),
+  published_at: Model.nullFirst(DbTimestamp),
   source: ArticleSource,
   created_at: DbTimestamp,
   updated_at: DbTimestamp

@@ -93,16 +93,6 @@ const ParsedIfText = Schema.Unknown.pipe(
 export const DbJson = <A, I>(schema: Schema.Codec<A, I>): Schema.Codec<A, unknown> =>
   ParsedIfText.pipe(Schema.decodeTo(schema))
 
-/**
- * A nullable column: SQL NULL, else `column`. Use it instead of `Schema.NullOr` for the codecs above: a union tries
- * its members in order among those the value's runtime type allows, and a declaration (or `Unknown`) allows every
- * type, so `Schema.NullOr(DbTimestamp)` would run every NULL through the codec first, building a failure before
- * matching null. With null first, a NULL matches at once; any other value is not null and goes straight to
- * `column`.
- */
-export const DbNullOr = <S extends Schema.Constraint>(column: S): Schema.Union<readonly [Schema.Null, S]> =>
-  Schema.Union([Schema.Null, column])
-
 /** Parameter writers that depend on the dialect. */
 export const params = (sql: SqlClient.SqlClient) => ({
   bool: (b: boolean): boolean | number => sql.onDialectOrElse({ pg: () => b, orElse: () => (b ? 1 : 0) }),

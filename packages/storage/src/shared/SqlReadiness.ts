@@ -2,10 +2,10 @@
  * The `Readiness` port on `effect/sql`: the database answers a read of the migrations table within a bound, and the
  * newest migration recorded there is at least the newest this code registers (a newer release may have added more).
  */
-import { Readiness } from "@support-engine/core"
+import { Model, Readiness } from "@support-engine/core"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbInt, DbNullOr } from "./Columns.js"
+import { DbInt } from "./Columns.js"
 import { migrations } from "./Migrations.js"
 
 /** The newest migration id this code registers. */
@@ -20,7 +20,7 @@ export const SqlReadinessLive: Layer.Layer<Readiness, never, SqlClient.SqlClient
     const sql = yield* SqlClient.SqlClient
     const newest = SqlSchema.findOne({
       Request: Schema.Void,
-      Result: Schema.Struct({ id: DbNullOr(DbInt) }),
+      Result: Schema.Struct({ id: Model.nullFirst(DbInt) }),
       execute: () => sql`SELECT MAX(migration_id) AS id FROM support_engine_migrations`
     })
     return Readiness.of({

@@ -2,13 +2,13 @@
  * The `DeliveryBacklog` port on `effect/sql`: one aggregate over the pending deliveries (the dispatcher's partial
  * index covers them), whatever the size of the delivered history.
  */
-import { DeliveryBacklog } from "@support-engine/core"
+import { DeliveryBacklog, Model } from "@support-engine/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbInt, DbNullOr, DbTimestamp } from "../shared/Columns.js"
+import { DbInt, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
-const BacklogRow = Schema.Struct({ pending: DbInt, oldest: DbNullOr(DbTimestamp) })
+const BacklogRow = Schema.Struct({ pending: DbInt, oldest: Model.nullFirst(DbTimestamp) })
 
 export const SqlDeliveryBacklogLive: Layer.Layer<DeliveryBacklog, never, SqlClient.SqlClient> = Layer.effect(
   DeliveryBacklog,

@@ -13,6 +13,7 @@ import {
   EventData,
   EventId,
   EventType,
+  Model,
   OrganizationId,
   PersistenceError,
   type SecretCipherShape,
@@ -24,7 +25,7 @@ import {
 } from "@support-engine/core"
 import { type Cause, Effect, Redacted, Schema } from "effect"
 import type { SqlError } from "effect/sql"
-import { DbBoolean, DbInt, DbJson, DbNullOr, DbTimestamp } from "../shared/Columns.js"
+import { DbBoolean, DbInt, DbJson, DbTimestamp } from "../shared/Columns.js"
 import { toPersistenceError } from "../shared/SqlErrors.js"
 
 /** Maps driver and decoding failures of a multi-statement step; the `PersistenceError`s of helpers pass. */
@@ -49,9 +50,9 @@ export const WebhookRow = Schema.Struct({
   events: DbJson(Schema.Array(WebhookEventType)),
   is_active: DbBoolean,
   consecutive_failures: DbInt,
-  deactivated_at: DbNullOr(DbTimestamp),
+  deactivated_at: Model.nullFirst(DbTimestamp),
   deactivation_reason: Schema.NullOr(DeactivationReason),
-  previous_secret_expires_at: DbNullOr(DbTimestamp),
+  previous_secret_expires_at: Model.nullFirst(DbTimestamp),
   created_at: DbTimestamp,
   updated_at: DbTimestamp
 })
@@ -64,11 +65,11 @@ export const DeliveryRow = Schema.Struct({
   event: EventType,
   status: DeliveryStatus,
   attempts: DbInt,
-  next_attempt_at: DbNullOr(DbTimestamp),
-  last_attempt_at: DbNullOr(DbTimestamp),
-  response_status: DbNullOr(DbInt),
+  next_attempt_at: Model.nullFirst(DbTimestamp),
+  last_attempt_at: Model.nullFirst(DbTimestamp),
+  response_status: Model.nullFirst(DbInt),
   last_error: Schema.NullOr(Schema.String),
-  delivered_at: DbNullOr(DbTimestamp),
+  delivered_at: Model.nullFirst(DbTimestamp),
   created_at: DbTimestamp,
   updated_at: DbTimestamp
 })
@@ -78,7 +79,7 @@ export const AttemptRow = Schema.Struct({
   attempt: DbInt,
   attempted_at: DbTimestamp,
   duration_ms: DbInt,
-  response_status: DbNullOr(DbInt),
+  response_status: Model.nullFirst(DbInt),
   error: Schema.NullOr(Schema.String),
   response_excerpt: Schema.NullOr(Schema.String)
 })
@@ -93,7 +94,7 @@ export const ClaimedRow = Schema.Struct({
   url: Schema.String,
   secret: Schema.RedactedFromValue(Schema.String),
   previous_secret: Schema.NullOr(Schema.RedactedFromValue(Schema.String)),
-  previous_secret_expires_at: DbNullOr(DbTimestamp),
+  previous_secret_expires_at: Model.nullFirst(DbTimestamp),
   organization_id: OrganizationId,
   event_id: EventId,
   event: EventType,

@@ -5,6 +5,7 @@ import {
   ApiToken,
   ApiTokenId,
   ApiTokenRepo,
+  Model,
   OrganizationId,
   User,
   UserId,
@@ -15,7 +16,7 @@ import {
 } from "@support-engine/core"
 import { Effect, Layer, Option, Schema, Struct } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import { DbJson, DbNullOr, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
+import { DbJson, DbTimestamp, params, ts, tsOrNull } from "../shared/Columns.js"
 import { mapSqlError } from "../shared/SqlErrors.js"
 
 const WorkspaceRow = Schema.Struct({
@@ -106,8 +107,8 @@ const TokenRow = Schema.Struct({
   token_hash: Schema.String,
   organization_id: OrganizationId,
   abilities: DbJson(Schema.Array(Ability)),
-  expires_at: DbNullOr(DbTimestamp),
-  last_used_at: DbNullOr(DbTimestamp),
+  expires_at: Model.nullFirst(DbTimestamp),
+  last_used_at: Model.nullFirst(DbTimestamp),
   created_at: DbTimestamp,
   updated_at: DbTimestamp
 })
