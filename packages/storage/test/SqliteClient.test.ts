@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Tracer } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, Statement } from "effect/sql"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SqliteClient from "../src/shared/SqliteClient.js"
@@ -202,6 +202,36 @@ describe("SqliteClient settings", () => {
         const rows = yield* sql.withTransaction(sql<{ temp_store: number }>`PRAGMA temp_store`)
         assert.deepStrictEqual(rows, [{ temp_store: 2 }])
       }).pipe(Effect.provide(StorageLive(`file:${onFile(dir)}`)))
+    ))
+})
+
+describe("SqliteClient write-ahead log", () => {
+  /** Frames in the log file: its size past the 32-byte header, over a frame's (a 24-byte header and a page). */
+  const framesIn = (file: string) => (statSync(`${file}-wal`).size - 32) / (24 + 4096)
+
+  it.live("commits fill the log up to 4,000 pages before one of them checkpoints it (SQLite's default is 1,000)", () =>
+    inTempDir((dir) =>
+      Effect.gen(function*() {
+        const file = onFile(dir)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`
+        // Each commit writes at least one page of its own: a row of 3,000 bytes fills a page of its own.
+        const commitPages = (count: number) =>
+          Effect.forEach(
+            Array.from({ length: count }, (_, i) => i),
+            () => sql`INSERT INTO pages (body) VALUES (zeroblob(3000))`,
+            { discard: true }
+          )
+        yield* commitPages(2_500)
+        // Past SQLite's default the log would have been checkpointed and reused from its start, staying near 1,000.
+        const beforeCheckpoint = framesIn(file)
+        assert.isAbove(beforeCheckpoint, 2_500)
+        yield* commitPages(2_500)
+        // Past 4,000 a commit checkpointed the log, and later commits write it again from its start.
+        assert.isBelow(framesIn(file), 4_100)
+        const [row] = yield* sql<{ readonly n: number }>`SELECT COUNT(*) AS n FROM pages`
+        assert.strictEqual(row!.n, 5_000)
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: onFile(dir) })))
     ))
 })
 

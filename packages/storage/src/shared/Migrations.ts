@@ -27,6 +27,7 @@ import retention from "../migrations/0030_retention.js"
 import searchLanguages from "../migrations/0031_search_languages.js"
 import articleSearchFolded from "../migrations/0032_article_search_folded.js"
 import customerConversationSearchFolded from "../migrations/0033_customer_conversation_search_folded.js"
+import ascendingListIndexes from "../migrations/0034_ascending_list_indexes.js"
 
 export const migrations = {
   "0001_foundation": foundation,
@@ -51,7 +52,8 @@ export const migrations = {
   "0030_retention": retention,
   "0031_search_languages": searchLanguages,
   "0032_article_search_folded": articleSearchFolded,
-  "0033_customer_conversation_search_folded": customerConversationSearchFolded
+  "0033_customer_conversation_search_folded": customerConversationSearchFolded,
+  "0034_ascending_list_indexes": ascendingListIndexes
 }
 
 /** Runs every pending migration; returns what ran. */

@@ -13,6 +13,7 @@ import type { Adapter } from "./Harness.js"
 import { idempotencySuite } from "./IdempotencySuite.js"
 import { isolationSuite } from "./IsolationSuite.js"
 import { knowledgeBaseSuite } from "./KnowledgeBaseSuite.js"
+import { listIndexesSuite } from "./ListIndexesSuite.js"
 import { messagesSuite } from "./MessagesSuite.js"
 import { operationsSuite } from "./OperationsSuite.js"
 import { personalDataSuite } from "./PersonalDataSuite.js"
@@ -44,6 +45,7 @@ export const conformance = (adapter: Adapter): void => {
   fairDeliverySuite(adapter)
   deferredFanOutSuite(adapter)
   cursorsSuite(adapter)
+  listIndexesSuite(adapter)
   preconditionsSuite(adapter)
   idempotencySuite(adapter)
   serialisationSuite(adapter)
