@@ -12,31 +12,10 @@ import {
   WebhookRepo,
   Webhooks
 } from "@support-engine/core"
-import { DateTime, Effect, Layer, Tracer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { deliveryIdPrefix } from "../../src/webhooks/SqlFanOut.js"
-import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine } from "./Harness.js"
+import { type Adapter, as, fanOutPending, makeWorkspace, provideEngine, statementsOf } from "./Harness.js"
 import { addWebhook, drainQueue } from "./WebhooksSuite.js"
-
-/** The SQL text of every statement `self` runs (their `sql.execute` spans, so tracing is on while it runs). */
-const statementsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const spans: Array<Tracer.Span> = []
-    const tracer = yield* Effect.map(Effect.tracer, (inner) =>
-      Tracer.make({
-        span: (options) => {
-          const span = inner.span(options)
-          spans.push(span)
-          return span
-        },
-        context: inner.context
-      }))
-    const result = yield* self.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
-    // A statement's span is named after its database (OpenTelemetry's convention), and carries its SQL text.
-    const statements = spans.filter((s) => s.attributes.has("db.query.text")).map((s) =>
-      String(s.attributes.get("db.query.text"))
-    )
-    return { result, statements } as const
-  })
 
 /** Records one event as the current principal, in its own transaction (D34). */
 const recordOne = () =>

@@ -16,7 +16,7 @@ import {
   type Workspace,
   Workspaces
 } from "@support-engine/core"
-import { type Config, Effect, Layer } from "effect"
+import { type Config, Effect, Layer, Tracer } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { StoragePorts } from "../../src/Storage.js"
 
@@ -85,3 +85,24 @@ export const fanOutPending = Effect.flatMap(DeliveryQueue, (queue) => {
     Effect.flatMap(queue.fanOut(500), (n) => n === 0 ? Effect.succeed(total) : loop(total + n))
   return loop(0)
 }).pipe(Effect.orDie)
+
+/** `self`'s result and the SQL text of every statement it runs (their spans carry it: tracing is on while it runs). */
+export const statementsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const spans: Array<Tracer.Span> = []
+    const tracer = yield* Effect.map(Effect.tracer, (inner) =>
+      Tracer.make({
+        span: (options) => {
+          const span = inner.span(options)
+          spans.push(span)
+          return span
+        },
+        context: inner.context
+      }))
+    const result = yield* self.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
+    // A statement's span is named after its database (OpenTelemetry's convention), and carries its SQL text.
+    const statements = spans.filter((s) => s.attributes.has("db.query.text")).map((s) =>
+      String(s.attributes.get("db.query.text"))
+    )
+    return { result, statements } as const
+  })

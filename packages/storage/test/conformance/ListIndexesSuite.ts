@@ -15,30 +15,13 @@ import {
   WebhookId,
   WebhookRepo
 } from "@support-engine/core"
-import { Effect, Tracer } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { StoragePorts } from "../../src/Storage.js"
-import { type Adapter, makeWorkspace, provideEngine } from "./Harness.js"
+import { type Adapter, makeWorkspace, provideEngine, statementsOf } from "./Harness.js"
 
 const ID = "00000000-0000-4000-8000-000000000001"
 const PAGE = { limit: 15, offset: 30 }
-
-/** The SQL text of every statement `self` runs (their spans carry it, so tracing is on while it runs). */
-const statementsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const spans: Array<Tracer.Span> = []
-    const tracer = yield* Effect.map(Effect.tracer, (inner) =>
-      Tracer.make({
-        span: (options) => {
-          const span = inner.span(options)
-          spans.push(span)
-          return span
-        },
-        context: inner.context
-      }))
-    yield* self.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
-    return spans.filter((s) => s.attributes.has("db.query.text")).map((s) => String(s.attributes.get("db.query.text")))
-  })
 
 /**
  * D18 (lists newest first, read by index) with issue 32's write costs: the indexes lists read newest first are kept
@@ -107,7 +90,7 @@ export const listIndexesSuite = (adapter: Adapter) =>
           )
         }
         for (const [list, read] of Object.entries(lists)) {
-          const pages = (yield* statementsOf(read)).filter((text) => /ORDER BY .* DESC/s.test(text))
+          const pages = (yield* statementsOf(read)).statements.filter((text) => /ORDER BY .* DESC/s.test(text))
           assert.lengthOf(pages, 1, `${list}: one newest-first statement`)
           // The plan does not depend on the values bound; every placeholder gets NULL.
           const text = pages[0]!
