@@ -3,8 +3,8 @@
  * first, which both databases do by walking an index backwards, as cheaply as forwards; but an index kept in
  * descending order receives every new row at the front of its range, where a full page splits in two half-full
  * pages again and again, rather than at the end, where the pages fill. Those indexes held about twice the pages
- * their keys need, and each new row wrote about one page more per such index (a conversation has six, its event
- * two). Same names, same columns, same reads.
+ * their keys need, and each new row wrote more of their pages to the log (a conversation has six such indexes, its
+ * event two). Same names, same columns, same reads.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
