@@ -205,6 +205,20 @@ describe("SqliteClient settings", () => {
     ))
 })
 
+describe("SqliteClient page cache", () => {
+  it.live("both connections keep up to 32 MiB of pages, not SQLite's 2 MiB", () =>
+    withDatabase(
+      onFile,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // Outside a transaction a read runs on the read-only connection; inside one, on the writer.
+        const reader = yield* sql<{ cache_size: number }>`PRAGMA cache_size`
+        const writer = yield* sql.withTransaction(sql<{ cache_size: number }>`PRAGMA cache_size`)
+        assert.deepStrictEqual([reader, writer], [[{ cache_size: -32768 }], [{ cache_size: -32768 }]])
+      })
+    ))
+})
+
 describe("SqliteClient write-ahead log", () => {
   /** Frames in the log file: its size past the 32-byte header, over a frame's (a 24-byte header and a page). */
   const framesIn = (file: string) => (statSync(`${file}-wal`).size - 32) / (24 + 4096)

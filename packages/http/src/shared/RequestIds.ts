@@ -50,7 +50,10 @@ export class RequestIds extends Context.Service<RequestIds>()("@support-engine/h
           headers: { "x-request-id": requestId },
           etag: null
         }
-        const annotations = { ...fiber.getRef(References.CurrentLogAnnotations), request_id: requestId }
+        const annotations: Record<string, unknown> = {
+          ...fiber.getRef(References.CurrentLogAnnotations),
+          request_id: requestId
+        }
         fiber.setContext(
           Context.add(
             Context.add(fiber.context, References.CurrentLogAnnotations, annotations),
@@ -64,7 +67,7 @@ export class RequestIds extends Context.Service<RequestIds>()("@support-engine/h
             const route = routeOf(answered, facts)
             recordRequestUnsafe(answered.method, route, response.status, Number(ended - started) / 1e9, end.context)
             return Effect.as(
-              logRequest(answered, response, facts, route, started, ended),
+              logRequest(answered, response, facts, annotations, route, started, ended),
               withAnswerHeaders(facts, response)
             )
           }))

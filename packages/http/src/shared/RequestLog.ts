@@ -82,27 +82,31 @@ export const routeOf = (request: HttpServerRequest.HttpServerRequest, facts: Req
 
 /**
  * The line of one answered request, at info. Its fields are log annotations, as `Effect.annotateLogs` would add
- * them, but set in the request fiber's context directly (which already holds `request_id`): the line is the last
- * thing the request's fiber logs, and the server restores its context after it, so nothing needs restoring here.
+ * them. They go into `annotations`, the request's own annotations (a fresh object the request's id put in its
+ * fiber's context, RequestIds.ts) when the fiber still logs with them: the line is the last thing the request's
+ * fiber logs, and every line before it was written as it was logged. Adding them to the fiber's context instead
+ * would copy the context when it is already several additions deep, as a request's is by now: every service of
+ * the server, on every request.
  */
 export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   facts: RequestFacts,
+  annotations: Record<string, unknown>,
   route: string | null,
   startedNanos: bigint,
   endedNanos: bigint
 ): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     if (LogLevel.isGreaterThan(fiber.getRef(References.MinimumLogLevel), "Info")) return Effect.void
-    fiber.setContext(Context.add(fiber.context, References.CurrentLogAnnotations, {
-      ...fiber.getRef(References.CurrentLogAnnotations),
-      method: request.method,
-      route,
-      status: response.status,
-      duration_ms: Number((endedNanos - startedNanos) / 1000n) / 1000,
-      workspace_id: facts.workspaceId
-    }))
+    const current = fiber.getRef(References.CurrentLogAnnotations)
+    const line = current === annotations ? annotations : { ...current }
+    line.method = request.method
+    line.route = route
+    line.status = response.status
+    line.duration_ms = Number((endedNanos - startedNanos) / 1000n) / 1000
+    line.workspace_id = facts.workspaceId
+    if (line !== annotations) fiber.setContext(Context.add(fiber.context, References.CurrentLogAnnotations, line))
     return Effect.logInfo("request")
   })
 
