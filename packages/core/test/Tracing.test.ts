@@ -1,4 +1,4 @@
-/** `Tracing.fn` is `Effect.fn` itself: the method's definition frame is the file that defines it, not Tracing.ts. */
+/** `Tracing.fn` records frames as `Effect.fn` does: the method's definition frame is the file that defines it, not Tracing.ts. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, References } from "effect"
 import * as Tracing from "../src/shared/Tracing.js"
@@ -18,5 +18,8 @@ describe("Tracing.fn", () => {
       const definition = String(frame?.parent?.stack())
       assert.include(definition, "Tracing.test.ts")
       assert.notInclude(definition, "src/shared/Tracing.ts")
+      const call = String(frame?.stack())
+      assert.include(call, "Tracing.test.ts")
+      assert.notInclude(call, "src/shared/Tracing.ts")
     }))
 })

@@ -1,9 +1,7 @@
 /**
- * Tracing.fn: the body's result and failure either way; its span reaches the tracer only while tracing is on.
- *
- * On Effect 4 `Tracing.fn` is `Effect.fn`, which runs the body under a span either way: a span the tracer made while
- * tracing is on, a no-op span the tracer never sees while it is off. So "without a span" is checked where it
- * matters, at the tracer: nothing is handed to it.
+ * Tracing.fn: the body's result and failure either way; while tracing is on, the method's span (which reaches the
+ * tracer) and the stack frames of its call site and definition, as `Effect.fn` gives them; while it is off, neither:
+ * no span is made and no call site recorded.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Tracing } from "@support-engine/core"
@@ -41,13 +39,15 @@ describe("Tracing.fn", () => {
       assert.deepStrictEqual(names, ["Probe.run"])
     }))
 
-  it.effect("with tracing off the same body runs and no span reaches the tracer", () =>
+  it.effect("with tracing off the same body runs without a span of its own or a stack frame", () =>
     Effect.gen(function*() {
       assert.isFalse(yield* Tracing.enabled)
       const names: Array<string> = []
       const result = yield* probe(2).pipe(Effect.withTracer(yield* recording(names)))
       assert.strictEqual(result.doubled, 4)
       assert.deepStrictEqual(names, [])
+      assert.deepStrictEqual(result.span, Option.none())
+      assert.isUndefined(result.frame)
     }).pipe(Effect.withTracerEnabled(false)))
 
   it.effect("the call's stack frame is the call site, under the definition, as Effect.fn's is", () =>

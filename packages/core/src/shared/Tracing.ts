@@ -1,19 +1,56 @@
 /**
  * Spans of the engine's service methods.
  *
- * On Effect 3 `fn` was a speed seam that skipped `Effect.fn`'s no-op span, call-site capture and parent span while
- * tracing was off. Effect 4's `Effect.fn` costs little enough that the stock part is used: `fn` is `Effect.fn`,
- * kept under this name so every service defines its methods the same way. A host with nothing to collect spans
- * turns tracing off with `References.TracerEnabled` (`Effect.withTracerEnabled(false)`).
+ * `fn(name)` defines a method as `Effect.fn(name)` does, with one difference: a call made while the calling fiber
+ * does not trace (`References.TracerEnabled` off, as in the standalone server and the Promise API unless traces are
+ * exported) runs its body as `Effect.fnUntraced` would, without a span and without recording its call site. A
+ * traced call gets what `Effect.fn` gives it: the method's span, and the stack frames of its call site and of its
+ * definition (the service's file), which a failure's trace shows. Recording a call site captures a JavaScript stack
+ * on every call, and the frames are added to the fiber's context; on the standalone server that was about a tenth of
+ * the CPU of `GET /v1/customers/{id}` (docs/performance.md, "Speed seams").
  */
-import { Effect, References } from "effect"
+import { Effect, Fiber, References, Tracer } from "effect"
 
 /** Whether the current fiber traces. */
 export const enabled: Effect.Effect<boolean> = References.TracerEnabled
 
 /**
- * `Effect.fn(name)`: the method's span, named `name`. It is `Effect.fn` itself, not a function calling it:
- * `Effect.fn` records the stack frame of whoever calls it as the method's definition site, which must be the
- * service's file, not this one.
+ * A stack captured here, two frames deep: this function's caller, and its caller's. Its line for `caller` (1: the
+ * function that called this one, 2: whoever called that), read when first asked for, as `Effect.fn` reads its own.
  */
-export const fn: (name: string) => Effect.fn.Traced = Effect.fn
+const stackLine = (): () => string | undefined => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 3
+  const error = new Error()
+  Error.stackTraceLimit = limit
+  let line: string | undefined
+  // Lines: the message, this function, the function that called it, whoever called that.
+  return () => line ??= error.stack?.split("\n")[3]?.trim()
+}
+
+/**
+ * `Effect.fn(name)`, but untraced while the calling fiber does not trace (see the module comment). A call from
+ * outside any fiber is traced.
+ */
+export const fn = (name: string): Effect.fn.Traced =>
+  ((...definition: Parameters<Effect.fn.Untraced>) => {
+    // Called from the service's file: the definition frame names it, as `Effect.fn`'s does.
+    const definitionStack = stackLine()
+    const definitionName = `${name} (definition)`
+    const untraced = (Effect.fnUntraced as (
+      ...definition: ReadonlyArray<unknown>
+    ) => (...args: Array<unknown>) => Effect.Effect<unknown, unknown, unknown>)(...definition)
+    return function(this: unknown, ...args: Array<unknown>) {
+      const effect = untraced.apply(this, args)
+      const fiber = Fiber.getCurrent()
+      if (fiber !== undefined && !fiber.getRef(References.TracerEnabled)) return effect
+      const callStack = stackLine()
+      return Effect.useSpan(name, (span) => Effect.provideService(effect, Tracer.ParentSpan, span)).pipe(
+        Effect.updateService(References.CurrentStackFrame, (parent) => ({
+          name,
+          stack: callStack,
+          parent: { name: definitionName, stack: definitionStack, parent }
+        }))
+      )
+    }
+  }) as Effect.fn.Traced
