@@ -1,4 +1,7 @@
-/** `Tracing.fn` records frames as `Effect.fn` does: the method's definition frame is the file that defines it, not Tracing.ts. */
+/**
+ * `Tracing.fn` records frames as `Effect.fn` does: the method's call frame and definition frame point at the files
+ * that call and define it, not at Tracing.ts.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, References } from "effect"
 import * as Tracing from "../src/shared/Tracing.js"

@@ -15,8 +15,8 @@ import { Effect, Fiber, References, Tracer } from "effect"
 export const enabled: Effect.Effect<boolean> = References.TracerEnabled
 
 /**
- * A stack captured here, two frames deep: this function's caller, and its caller's. Its line for `caller` (1: the
- * function that called this one, 2: whoever called that), read when first asked for, as `Effect.fn` reads its own.
+ * A stack captured here, three frames deep (this function, its caller, whoever called that), and the line of the
+ * last of them, read when first asked for, as `Effect.fn` reads its own.
  */
 const stackLine = (): () => string | undefined => {
   const limit = Error.stackTraceLimit
