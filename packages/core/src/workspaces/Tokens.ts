@@ -75,28 +75,28 @@ export class Tokens extends Context.Service<Tokens>()("@support-engine/core/Toke
       const separator = value.indexOf("|")
       const rawId = value.slice(0, separator)
       if (separator !== 36 || !ApiTokenIdPattern.test(rawId)) return yield* new Unauthenticated()
-      const stored = yield* repo.findById(ApiTokenId.make(rawId))
+      const stored = yield* repo.findCredential(ApiTokenId.make(rawId))
       if (Option.isNone(stored)) return yield* new Unauthenticated()
-      const expected = Buffer.from(stored.value.hash, "hex")
+      const credential = stored.value
+      const expected = Buffer.from(credential.hash, "hex")
       const actual = hash("sha256", value, "buffer")
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return yield* new Unauthenticated()
-      const { token } = stored.value
       const at = yield* now
-      if (token.expires_at !== null && DateTime.isLessThanOrEqualTo(token.expires_at, at)) {
+      if (credential.expiresAt !== null && DateTime.isLessThanOrEqualTo(credential.expiresAt, at)) {
         return yield* new Unauthenticated()
       }
       // A read must not cost a write on every request: last_used_at is kept to the minute.
       if (
-        token.last_used_at === null ||
-        at.epochMilliseconds - token.last_used_at.epochMilliseconds >= LAST_USED_RESOLUTION_MS
+        credential.lastUsedAt === null ||
+        at.epochMilliseconds - credential.lastUsedAt.epochMilliseconds >= LAST_USED_RESOLUTION_MS
       ) {
-        yield* repo.touch(token.id, at)
+        yield* repo.touch(credential.id, at)
       }
       return {
-        workspaceId: token.workspace_id,
-        organizationId: stored.value.organizationId,
-        abilities: token.abilities,
-        actor: Actor.apiToken(token.id)
+        workspaceId: credential.workspaceId,
+        organizationId: credential.organizationId,
+        abilities: credential.abilities,
+        actor: Actor.apiToken(credential.id)
       } satisfies PrincipalShape
     })
 

@@ -2,6 +2,7 @@
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { PersistenceError } from "../shared/Errors.js"
 import type { AgentId, ApiTokenId, OrganizationId, UserId, WorkspaceId } from "../shared/Ids.js"
+import type { Ability } from "../shared/Principal.js"
 import type { ApiToken } from "./ApiToken.js"
 import type { User, Workspace } from "./Workspace.js"
 
@@ -34,9 +35,26 @@ export interface StoredToken {
   readonly organizationId: OrganizationId
 }
 
+/**
+ * What authenticating a request reads of a token, and no more: every authenticated request reads it, and the
+ * record's name and creation and update times would be decoded for nothing.
+ */
+export interface TokenCredential {
+  readonly id: ApiTokenId
+  readonly workspaceId: WorkspaceId
+  /** The organization of the token's workspace: read with the token, so authenticating is one statement. */
+  readonly organizationId: OrganizationId
+  readonly abilities: ReadonlyArray<Ability>
+  readonly expiresAt: DateTime.Utc | null
+  readonly lastUsedAt: DateTime.Utc | null
+  /** Lowercase hex SHA-256 of the plain token value. */
+  readonly hash: string
+}
+
 export class ApiTokenRepo extends Context.Service<ApiTokenRepo, {
   readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
   readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
+  readonly findCredential: (id: ApiTokenId) => Effect.Effect<Option.Option<TokenCredential>, PersistenceError>
   /** A workspace's tokens (records only, never hashes), oldest first. */
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiToken>, PersistenceError>
   readonly delete: (id: ApiTokenId) => Effect.Effect<boolean, PersistenceError>

@@ -121,11 +121,21 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
     const findById = SqlSchema.findOneOption({
       Request: ApiTokenId,
       Result: TokenRow,
-      // The workspace's organization as a scalar subquery: SQLite runs this on every authenticated request, and
-      // runs the subquery form several times faster than the same lookup written as a join.
+      // The workspace's organization as a scalar subquery, as in `findCredential`.
       execute: (id) =>
         sql`SELECT t.id, t.workspace_id, t.name, t.token_hash, t.abilities, t.expires_at, t.last_used_at,
             t.created_at, t.updated_at,
+            (SELECT w.organization_id FROM workspaces w WHERE w.id = t.workspace_id) AS organization_id
+            FROM api_tokens t WHERE t.id = ${id}`
+    })
+    // What authentication reads, on every authenticated request: not the name nor the creation and update times.
+    // The workspace's organization as a scalar subquery: SQLite runs it several times faster than the same lookup
+    // written as a join.
+    const findCredential = SqlSchema.findOneOption({
+      Request: ApiTokenId,
+      Result: TokenRow.mapFields(Struct.omit(["name", "created_at", "updated_at"])),
+      execute: (id) =>
+        sql`SELECT t.id, t.workspace_id, t.token_hash, t.abilities, t.expires_at, t.last_used_at,
             (SELECT w.organization_id FROM workspaces w WHERE w.id = t.workspace_id) AS organization_id
             FROM api_tokens t WHERE t.id = ${id}`
     })
@@ -153,6 +163,19 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
             token: new ApiToken(row, { disableChecks: true }),
             hash: token_hash,
             organizationId: organization_id
+          }))),
+          mapSqlError
+        ),
+      findCredential: (id) =>
+        findCredential(id).pipe(
+          Effect.map(Option.map((row) => ({
+            id: row.id,
+            workspaceId: row.workspace_id,
+            organizationId: row.organization_id,
+            abilities: row.abilities,
+            expiresAt: row.expires_at,
+            lastUsedAt: row.last_used_at,
+            hash: row.token_hash
           }))),
           mapSqlError
         ),
