@@ -25,4 +25,21 @@ describe("Tracing.fn", () => {
       assert.include(call, "Tracing.test.ts")
       assert.notInclude(call, "src/shared/Tracing.ts")
     }))
+
+  it.effect("with stack traces off (Error.stackTraceLimit 0) the frames carry no stack, as Effect.fn's do", () =>
+    Effect.gen(function*() {
+      const limit = Error.stackTraceLimit
+      Error.stackTraceLimit = 0
+      try {
+        const bare = Tracing.fn("Probe.bare")(function*() {
+          return yield* References.CurrentStackFrame
+        })
+        const frame = yield* bare()
+        assert.strictEqual(frame?.name, "Probe.bare")
+        assert.isUndefined(frame?.stack())
+        assert.isUndefined(frame?.parent?.stack())
+      } finally {
+        Error.stackTraceLimit = limit
+      }
+    }))
 })

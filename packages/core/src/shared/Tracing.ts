@@ -11,15 +11,19 @@
  */
 import { Effect, Fiber, References, Tracer } from "effect"
 
+const noStack = (): string | undefined => undefined
+
 /** Whether the current fiber traces. */
 export const enabled: Effect.Effect<boolean> = References.TracerEnabled
 
 /**
  * A stack captured here, three frames deep (this function, its caller, whoever called that), and the line of the
- * last of them, read when first asked for, as `Effect.fn` reads its own.
+ * last of them, read when first asked for, as `Effect.fn` reads its own. None where stack traces are off
+ * (`Error.stackTraceLimit` 0), as with `Effect.fn`.
  */
 const stackLine = (): () => string | undefined => {
   const limit = Error.stackTraceLimit
+  if (limit === 0) return noStack
   Error.stackTraceLimit = 3
   const error = new Error()
   Error.stackTraceLimit = limit
