@@ -104,7 +104,7 @@ export class Tokens extends Context.Service<Tokens>()("@support-engine/core/Toke
     const get = Tracing.fn("Tokens.get")(function*(id: ApiTokenId) {
       const stored = yield* repo.findById(id)
       if (Option.isNone(stored)) return yield* new NotFound({ resource: "API token" })
-      return stored.value.token
+      return stored.value
     })
 
     /**
@@ -126,10 +126,10 @@ export class Tokens extends Context.Service<Tokens>()("@support-engine/core/Toke
         return yield* new NotFound({ resource: "API token" })
       }
       const stored = yield* repo.findById(ApiTokenId.make(principal.actor.id))
-      if (Option.isNone(stored) || stored.value.token.workspace_id !== principal.workspaceId) {
+      if (Option.isNone(stored) || stored.value.workspace_id !== principal.workspaceId) {
         return yield* new NotFound({ resource: "API token" })
       }
-      const { token } = stored.value
+      const token = stored.value
       return new TokenInfo({
         id: token.id,
         workspace_id: token.workspace_id,

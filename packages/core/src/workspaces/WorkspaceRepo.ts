@@ -27,14 +27,6 @@ export class UserRepo extends Context.Service<UserRepo, {
   readonly findById: (workspaceId: WorkspaceId, id: UserId) => Effect.Effect<Option.Option<User>, PersistenceError>
 }>()("@support-engine/core/UserRepo") {}
 
-export interface StoredToken {
-  readonly token: ApiToken
-  /** Lowercase hex SHA-256 of the plain token value. */
-  readonly hash: string
-  /** The organization of the token's workspace: read with the token, so authenticating is one statement. */
-  readonly organizationId: OrganizationId
-}
-
 /**
  * What authenticating a request reads of a token, and no more: every authenticated request reads it, and the
  * record's name and creation and update times would be decoded for nothing.
@@ -53,7 +45,8 @@ export interface TokenCredential {
 
 export class ApiTokenRepo extends Context.Service<ApiTokenRepo, {
   readonly insert: (token: ApiToken, hash: string) => Effect.Effect<void, PersistenceError>
-  readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<StoredToken>, PersistenceError>
+  /** A token's record, never its hash. */
+  readonly findById: (id: ApiTokenId) => Effect.Effect<Option.Option<ApiToken>, PersistenceError>
   readonly findCredential: (id: ApiTokenId) => Effect.Effect<Option.Option<TokenCredential>, PersistenceError>
   /** A workspace's tokens (records only, never hashes), oldest first. */
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<ApiToken>, PersistenceError>

@@ -118,15 +118,13 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const p = params(sql)
+    const TokenRecord = TokenRow.mapFields(Struct.omit(["token_hash", "organization_id"]))
     const findById = SqlSchema.findOneOption({
       Request: ApiTokenId,
-      Result: TokenRow,
-      // The workspace's organization as a scalar subquery, as in `findCredential`.
+      Result: TokenRecord,
       execute: (id) =>
-        sql`SELECT t.id, t.workspace_id, t.name, t.token_hash, t.abilities, t.expires_at, t.last_used_at,
-            t.created_at, t.updated_at,
-            (SELECT w.organization_id FROM workspaces w WHERE w.id = t.workspace_id) AS organization_id
-            FROM api_tokens t WHERE t.id = ${id}`
+        sql`SELECT id, workspace_id, name, abilities, expires_at, last_used_at, created_at, updated_at
+            FROM api_tokens WHERE id = ${id}`
     })
     // What authentication reads, on every authenticated request: not the name nor the creation and update times.
     // The workspace's organization as a scalar subquery: SQLite runs it several times faster than the same lookup
@@ -141,7 +139,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
     })
     const listByWorkspace = SqlSchema.findAll({
       Request: WorkspaceId,
-      Result: TokenRow.mapFields(Struct.omit(["token_hash", "organization_id"])),
+      Result: TokenRecord,
       execute: (workspaceId) =>
         sql`SELECT id, workspace_id, name, abilities, expires_at, last_used_at, created_at, updated_at
             FROM api_tokens WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`
@@ -159,11 +157,7 @@ export const SqlApiTokenRepoLive: Layer.Layer<ApiTokenRepo, never, SqlClient.Sql
           .pipe(Effect.asVoid, mapSqlError),
       findById: (id) =>
         findById(id).pipe(
-          Effect.map(Option.map(({ organization_id, token_hash, ...row }) => ({
-            token: new ApiToken(row, { disableChecks: true }),
-            hash: token_hash,
-            organizationId: organization_id
-          }))),
+          Effect.map(Option.map((row) => new ApiToken(row, { disableChecks: true }))),
           mapSqlError
         ),
       findCredential: (id) =>
